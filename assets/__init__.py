@@ -1,0 +1,1 @@
+"""Data shipped with pi05-wizard: the default recipe, the remedy catalogue, sample files for the demo host."""

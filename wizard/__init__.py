@@ -1,0 +1,1 @@
+"""The headless engine of pi05-wizard: recipe, hosts, stages, runner, state, remedies, CLI."""

@@ -1,0 +1,74 @@
+"""Provides the `pi05-wizard` command line: global options, subcommand registry, exit codes.
+
+Each subcommand lives in its own module under `wizard/cli/` and exposes
+`register(subparsers) -> None`, which adds its parser and sets `func=handler`, where
+`handler(args) -> int` returns an exit code. With no subcommand the TUI starts (imported lazily,
+so the headless engine never imports textual).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+#: Exit codes a script can trust (see DESIGN.md).
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_CANCELLED = 130
+
+#: Subcommand modules, in the order their commands appear in `--help`.
+COMMAND_MODULES: tuple[str, ...] = (
+    "wizard.cli.check_cmd",
+)
+
+
+class UsageError(Exception):
+    """A usage or configuration problem: printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser: global options plus every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="pi05-wizard",
+        description="Set up and train Pi-0.5 on a Huawei Ascend 910B host. Without a command, opens the wizard.",
+    )
+    add_global_options(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def add_global_options(parser: argparse.ArgumentParser) -> None:
+    """Options every command (and the TUI) shares."""
+    parser.add_argument("--root", metavar="DIR", default=None,
+                        help="treat DIR as the host's / (a simulated host); default: the real machine")
+    parser.add_argument("--recipe", metavar="FILE", default=None,
+                        help="a recipe override file (TOML), applied after the user's config")
+    parser.add_argument("--state-dir", metavar="DIR", default=None,
+                        help="where stage state and logs live (default: the platformdirs state dir)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    func = getattr(args, "func", None)
+    try:
+        if func is None:
+            from wizard.cli import tui_launch  # lazy: keeps textual out of headless runs
+
+            return tui_launch.launch(args)
+        return int(func(args))
+    except UsageError as exc:
+        print(f"pi05-wizard: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("pi05-wizard: cancelled", file=sys.stderr)
+        return EXIT_CANCELLED

@@ -1,0 +1,1 @@
+"""One module per stage group; `wizard.stages.registry` lists them in order."""
