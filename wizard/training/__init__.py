@@ -1,0 +1,1 @@
+"""Reading a running training job: its log lines, metrics and health."""
