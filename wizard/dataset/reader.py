@@ -1,0 +1,205 @@
+"""Provides streaming reads of a v3.0 dataset's frames, one episode at a time, only the columns asked for.
+
+Data files are `data/chunk-XXX/file-YYY.parquet` as named by the episodes metadata
+(`meta/episodes/chunk-*/file-*.parquet`, columns `episode_index`, `data/chunk_index`,
+`data/file_index`, `length`) and `info.json`'s `data_path` template. Rows of one episode are
+contiguous (lerobot writes them in `index` order), possibly across row groups and files.
+Memory held at once: the rows of the current episode plus one record batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from wizard.dataset.layout import DatasetError, DatasetInfo, format_path
+
+#: Rows per record batch read from parquet (bounded memory, few Python iterations).
+BATCH_ROWS = 65536
+
+
+@dataclass
+class EpisodeIndex:
+    """What the episodes metadata says: per episode its length and data file.
+
+    Attributes:
+        lengths: episode index -> number of frames (`length`).
+        data_files: relative data file paths, in (chunk, file) order.
+        video_files: relative video file paths named by the metadata (v3.0 `videos/<key>/...`).
+    """
+
+    lengths: dict[int, int] = field(default_factory=dict)
+    data_files: list[str] = field(default_factory=list)
+    video_files: list[str] = field(default_factory=list)
+
+
+def _episode_meta_files(root: Path) -> list[Path]:
+    return sorted((root / "meta" / "episodes").glob("chunk-*/file-*.parquet"))
+
+
+def read_episode_index(root: Path, info: DatasetInfo) -> EpisodeIndex:
+    """Read the v3.0 episodes metadata (only the columns needed).
+
+    Raises:
+        DatasetError: no episodes metadata, or a file that is not readable parquet (named),
+            or without the columns lerobot writes.
+    """
+    root = Path(root)
+    files = _episode_meta_files(root)
+    if not files:
+        raise DatasetError(f"{root / 'meta' / 'episodes'} holds no chunk-*/file-*.parquet (episodes metadata)")
+    out = EpisodeIndex()
+    data_refs: set[tuple[int, int]] = set()
+    video_refs: set[str] = set()
+    for path in files:
+        try:
+            schema = pq.read_schema(path)
+            wanted = ["episode_index", "length", "data/chunk_index", "data/file_index"]
+            missing = [c for c in wanted if c not in schema.names]
+            if missing:
+                raise DatasetError(f"{path} lacks the column(s) {', '.join(missing)}")
+            vid_cols = [f"videos/{k}/{x}" for k in info.video_keys for x in ("chunk_index", "file_index")]
+            vid_cols = [c for c in vid_cols if c in schema.names]
+            table = pq.read_table(path, columns=wanted + vid_cols)
+        except DatasetError:
+            raise
+        except (OSError, pa.ArrowException) as exc:
+            raise DatasetError(f"{path} is not a readable parquet file: {exc}") from exc
+        cols = {name: table.column(name).to_pylist() for name in table.column_names}
+        for i, ep in enumerate(cols["episode_index"]):
+            length = cols["length"][i]
+            chunk, fidx = cols["data/chunk_index"][i], cols["data/file_index"][i]
+            if ep is None or length is None or chunk is None or fidx is None:
+                raise DatasetError(f"{path} row {i} has empty episode fields")
+            out.lengths[int(ep)] = int(length)
+            data_refs.add((int(chunk), int(fidx)))
+            for key in info.video_keys:
+                c, f = cols.get(f"videos/{key}/chunk_index"), cols.get(f"videos/{key}/file_index")
+                if c is not None and f is not None and c[i] is not None and f[i] is not None and info.video_path:
+                    video_refs.add(format_path(info.video_path, video_key=key, chunk_index=int(c[i]),
+                                               file_index=int(f[i])))
+    out.data_files = [format_path(info.data_path, chunk_index=c, file_index=f) for c, f in sorted(data_refs)]
+    out.video_files = sorted(video_refs)
+    return out
+
+
+def column_matrix(arr: pa.Array, dim: int, where: str) -> tuple[np.ndarray | None, int]:
+    """Turn one column's rows into an (n, dim) C-contiguous numpy matrix.
+
+    Reads scalar columns, fixed-size lists and variable-length lists (the converter writes
+    `list<float>`, the recorder `fixed_size_list<float>[D]`).
+
+    Args:
+        arr: the rows (a pyarrow Array).
+        dim: the feature's width D from info.json.
+        where: "feature in file" for messages.
+
+    Returns:
+        (matrix, 0), or (None, nulls) when the column holds null values.
+
+    Raises:
+        DatasetError: rows of another width than D, or a non-numeric column.
+    """
+    n = len(arr)
+    t = arr.type
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        if arr.null_count:
+            return None, arr.null_count
+        if pa.types.is_fixed_size_list(t):
+            if t.list_size != dim:
+                raise DatasetError(f"{where}: rows hold {t.list_size} values, info.json says {dim}")
+        elif n:
+            lengths = pc.list_value_length(arr).to_numpy(zero_copy_only=False)
+            if lengths.min() != dim or lengths.max() != dim:
+                bad = int(np.flatnonzero(lengths != dim)[0])
+                raise DatasetError(f"{where}: a row holds {int(lengths[bad])} values, info.json says {dim}")
+        values = arr.flatten()
+        if values.null_count:
+            return None, values.null_count
+        if not (pa.types.is_floating(values.type) or pa.types.is_integer(values.type)):
+            raise DatasetError(f"{where}: values of type {values.type} are not numbers")
+        return np.ascontiguousarray(values.to_numpy(zero_copy_only=False).reshape(n, dim)), 0
+    if not (pa.types.is_floating(t) or pa.types.is_integer(t)):
+        raise DatasetError(f"{where}: values of type {t} are not numbers")
+    if dim != 1:
+        raise DatasetError(f"{where}: a scalar column, but info.json says {dim} values per frame")
+    if arr.null_count:
+        return None, arr.null_count
+    return np.ascontiguousarray(arr.to_numpy(zero_copy_only=False).reshape(n, 1)), 0
+
+
+def open_parquet(path: Path, columns: list[str]) -> pq.ParquetFile:
+    """Open a data file and check it has `columns`.
+
+    Raises:
+        DatasetError: missing, not parquet, or lacking a column (all named).
+    """
+    if not path.is_file():
+        raise DatasetError(f"{path} is missing (the episodes metadata names it)")
+    try:
+        pf = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise DatasetError(f"{path} is not a readable parquet file: {exc}") from exc
+    missing = [c for c in columns if c not in pf.schema_arrow.names]
+    if missing:
+        raise DatasetError(f"{path} lacks the column(s) {', '.join(missing)}")
+    return pf
+
+
+def iter_episodes(root: Path, files: list[str], columns: list[str]) -> Iterator[tuple[int, dict[str, pa.Array]]]:
+    """Yield (episode_index, column -> rows) for each episode, in file order.
+
+    Args:
+        root: the dataset folder.
+        files: relative data file paths, in order.
+        columns: the columns wanted (besides `episode_index`, always read).
+
+    Raises:
+        DatasetError: a missing or corrupt file, a column missing, a null episode index, or an
+            episode whose rows are not contiguous.
+    """
+    read_cols = list(dict.fromkeys([*columns, "episode_index"]))
+    current: int | None = None
+    pieces: dict[str, list[pa.Array]] = {}
+    finished: set[int] = set()
+    for rel in files:
+        path = Path(root) / rel
+        pf = open_parquet(path, read_cols)
+        try:
+            batches = pf.iter_batches(batch_size=BATCH_ROWS, columns=read_cols, use_threads=False)
+            for batch in batches:
+                ep_col = batch.column("episode_index")
+                if ep_col.null_count:
+                    raise DatasetError(f"{path}: episode_index has null values")
+                ep = ep_col.to_numpy(zero_copy_only=False)
+                if not len(ep):
+                    continue
+                cuts = np.flatnonzero(ep[1:] != ep[:-1]) + 1
+                starts = [0, *cuts.tolist()]
+                ends = [*cuts.tolist(), len(ep)]
+                for s, e in zip(starts, ends):
+                    idx = int(ep[s])
+                    if idx != current:
+                        if current is not None:
+                            yield current, _combine(pieces)
+                            finished.add(current)
+                        if idx in finished:
+                            raise DatasetError(f"{path}: rows of episode {idx} are not contiguous")
+                        current = idx
+                        pieces = {c: [] for c in columns}
+                    for c in columns:
+                        pieces[c].append(batch.column(c).slice(s, e - s))
+        except (OSError, pa.ArrowException) as exc:
+            raise DatasetError(f"{path} is not a readable parquet file: {exc}") from exc
+    if current is not None:
+        yield current, _combine(pieces)
+
+
+def _combine(pieces: dict[str, list[pa.Array]]) -> dict[str, pa.Array]:
+    return {c: (parts[0] if len(parts) == 1 else pa.concat_arrays(parts)) for c, parts in pieces.items()}
