@@ -1,0 +1,44 @@
+"""Provides the `preflight` stage: every host check at once, failing on any fail or error."""
+
+from __future__ import annotations
+
+from wizard.stages.base import ActionIO, Stage, StageContext, Step, Where
+
+
+def run_preflight(ctx: StageContext, io: ActionIO) -> int:
+    """Run `checks.registry.run_checks` on the stage's host and stream one line per result.
+
+    Returns:
+        0 when no result is a problem (fail or error), else 1.
+    """
+    from checks.registry import run_checks
+    from wizard.session import check_context_for
+
+    cctx = check_context_for(ctx.recipe, ctx.host, offline=bool(ctx.options.get("offline", False)),
+                             inside_container=False)
+    results = run_checks(cctx)
+    problems = 0
+    for res in results:
+        io.emit(f"{res.status.mark} {res.title}: {res.summary}")
+        for msg in res.messages:
+            io.emit(f"    {msg.text}" + (f"  [fix: {msg.remedy}]" if msg.remedy else ""))
+        problems += res.status.is_problem
+    io.emit(f"{len(results)} checks, {problems} problem{'s' if problems != 1 else ''}")
+    return 1 if problems else 0
+
+
+def _steps(ctx: StageContext) -> list[Step]:
+    return [Step(title="Check the host (NPUs, driver, Docker, disk, network)", action=run_preflight,
+                 describe="pi05-wizard check   (all preflight checks at once; fails on any fail)",
+                 timeout_s=300.0)]
+
+
+STAGE = Stage(
+    id="preflight",
+    title="Host preflight",
+    description=("Checks the host before anything is installed: aarch64, the eight NPU device nodes, the "
+                 "driver and firmware, npu-smi and msnpureport, /etc/hccn.conf, Docker, disk space and the "
+                 "download hosts. It changes nothing; any failed check stops here with its fix."),
+    where=Where.HOST,
+    steps=_steps,
+)
