@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-BUSYBOX = "/usr/bin/busybox"
+BUSYBOX = "/usr/bin/busybox" if os.path.isfile("/usr/bin/busybox") else (shutil.which("busybox") or "/bin/busybox")
 #: Applets linked in the image: what the in-container checks and the tests call.
 APPLETS = ("sh", "cat", "ls", "df", "stat", "sleep", "uname", "true", "echo", "test", "mount", "grep")
 TEST_REPO = "pi05-test-busybox"

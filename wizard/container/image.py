@@ -37,22 +37,15 @@ class Cancelled(Exception):
     """The operator cancelled a save or load part-way."""
 
 
-def reuse_tag(base_image: str, cann_version: str, date: _dt.date | None = None) -> str:
-    """The committed image's tag, as in the report: `8.3.rc1-910b-ubuntu22.04-py3.10-20250228`.
+def archive_names(archive, date: _dt.date | None = None) -> tuple[str, str, str]:
+    """Repository, tag and file name of the reused image, from the recipe's `[archive]` table.
 
-    The base image's tag (`8.1.rc1-910b-ubuntu22.04-py3.10`) with its leading CANN version replaced by
-    the installed one (lower-cased, "8.3.RC1" -> "8.3.rc1") and the date (YYYYMMDD) appended.
+    `{date}` in the tag and file name becomes the date in `archive.date_format` (default `%Y%m%d`):
+    ("pi", "8.3.rc1-910b-ubuntu22.04-py3.10-20250228", "pi-8.3.rc1-910b-ubuntu22.04-py3.10-20250228.tar.gz"),
+    the report's names.
     """
-    tag = base_image.rsplit("/", 1)[-1].partition(":")[2] or "latest"
-    rest = tag.partition("-")[2]
-    day = (date or _dt.date.today()).strftime("%Y%m%d")
-    parts = [cann_version.lower()] + ([rest] if rest else []) + [day]
-    return "-".join(parts)
-
-
-def archive_name(repository: str, tag: str) -> str:
-    """The archive's file name: `pi` + `8.3.rc1-...-20250228` -> `pi-8.3.rc1-...-20250228.tar.gz`."""
-    return f"{repository.replace('/', '-')}-{tag}.tar.gz"
+    day = (date or _dt.date.today()).strftime(archive.date_format)
+    return archive.repository, archive.tag.replace("{date}", day), archive.file.replace("{date}", day)
 
 
 def commit_container(client: docker.DockerClient, container_name: str, repository: str, tag: str,

@@ -51,30 +51,6 @@ class MountSetting(BaseModel):
         return value
 
 
-#: The report's native mounts plus those Ascend's container guides add (RECIPE.md "Container mounts
-#: beyond the report"). The data folder is separate (`ContainerSettings.data_dir`).
-DEFAULT_NATIVE_MOUNTS = tuple(MountSetting(source=s, target=s) for s in (
-    "/usr/local/Ascend/driver",
-    "/usr/local/Ascend/firmware",
-    "/usr/local/sbin/npu-smi",
-    "/usr/local/sbin",
-    "/etc/hccn.conf",
-    "/etc/localtime",
-    "/usr/local/Ascend/driver/lib64",
-    "/usr/local/dcmi",
-    "/usr/local/bin/npu-smi",
-    "/etc/ascend_install.info",
-    "/usr/local/Ascend/driver/version.info",
-))
-
-#: The report's x86_64 mounts (QEMU user emulation of the arm64 image).
-DEFAULT_QEMU_MOUNTS = (
-    MountSetting(source="/usr/bin/qemu-aarch64-static", target="/usr/bin/qemu-aarch64-static"),
-    MountSetting(source="/etc/timezone", target="/etc/timezone", read_only=True),
-    MountSetting(source="/etc/localtime", target="/etc/localtime", read_only=True),
-)
-
-
 class ContainerSettings(BaseModel):
     """The container part of the recipe, as this package needs it.
 
@@ -89,7 +65,8 @@ class ContainerSettings(BaseModel):
         user: `-u root`.
         command: the container's command; None keeps the image's default (bash for the CANN image).
         npu_count: how many `/dev/davinciN` nodes the host must have (8 on an Atlas 800T A2);
-            None accepts any count >= 1 without gaps.
+            None accepts any count >= 1 without gaps. More than that are passed through too.
+        extra_devices: the non-chip devices that must exist (davinci_manager, hisi_hdc, devmm_svm).
         mounts: native (aarch64) bind mounts.
         qemu_mounts: x86_64 (QEMU) bind mounts.
         data_dir: host folder mounted at `data_target` (the report's `/data/z84185676:/data/`).
@@ -107,8 +84,9 @@ class ContainerSettings(BaseModel):
     user: str = "root"
     command: tuple[str, ...] | None = None
     npu_count: int | None = None
-    mounts: tuple[MountSetting, ...] = DEFAULT_NATIVE_MOUNTS
-    qemu_mounts: tuple[MountSetting, ...] = DEFAULT_QEMU_MOUNTS
+    extra_devices: tuple[str, ...] = MANAGER_DEVICES
+    mounts: tuple[MountSetting, ...] = ()
+    qemu_mounts: tuple[MountSetting, ...] = ()
     data_dir: str | None = None
     data_target: str = "/data"
 
@@ -206,12 +184,14 @@ def host_arch(host: Host) -> str | None:
     return text.splitlines()[0].strip() if text else None
 
 
-def npu_devices(host: Host, npu_count: int | None = None) -> tuple[list[str], list[str]]:
+def npu_devices(host: Host, npu_count: int | None = None,
+                extra_devices: Sequence[str] = MANAGER_DEVICES) -> tuple[list[str], list[str]]:
     """Find the NPU device nodes: every `/dev/davinciN` that is a character device, plus the managers.
 
     Args:
         host: where to look.
         npu_count: how many chips must be present (None: any count >= 1).
+        extra_devices: other devices that must be character devices (the manager devices).
 
     Returns:
         (devices, problems): host paths in order (`davinci0..N` numerically, then the managers),
@@ -237,7 +217,7 @@ def npu_devices(host: Host, npu_count: int | None = None) -> tuple[list[str], li
         if missing:
             problems.append("missing NPU device(s): " + ", ".join(f"/dev/davinci{n}" for n in missing))
     devices = [f"/dev/davinci{n}" for n in numbers]
-    for path in MANAGER_DEVICES:
+    for path in extra_devices:
         info = host.stat(path)
         if info is None:
             problems.append(f"missing NPU device {path}")
@@ -268,7 +248,7 @@ def build_spec(settings: ContainerSettings, host: Host, arch: str | None = None)
         raise SpecError(["cannot tell the host's architecture (`uname -m` gave nothing)"])
     variant = "qemu" if arch in ("x86_64", "amd64") else "native"
     if variant == "native":
-        devices, problems = npu_devices(host, settings.npu_count)
+        devices, problems = npu_devices(host, settings.npu_count, settings.extra_devices)
         if problems:
             raise SpecError(problems)
         wanted = list(settings.mounts)
@@ -293,6 +273,30 @@ def build_spec(settings: ContainerSettings, host: Host, arch: str | None = None)
         privileged=settings.privileged, network_mode=settings.network_mode,
         shm_size=settings.shm_size, user=settings.user, command=settings.command,
         variant=variant, devices=tuple(devices), mounts=tuple(mounts), warnings=tuple(warnings),
+    )
+
+
+def settings_from_recipe(recipe) -> ContainerSettings:
+    """The container settings of a `wizard.recipe.Recipe` (`[image]`, `[container]`, `[target]`).
+
+    The recipe's device list names the chips it expects (`/dev/davinci0..7`) and the manager
+    devices; the chips required are davinci0..max(listed, `target.npu_count`)-1, and any further
+    `/dev/davinciN` the host has is passed through as well.
+    """
+    c = recipe.container
+    listed = [int(m.group(1)) for d in c.devices if (m := _DAVINCI.match(d.rsplit("/", 1)[-1]))]
+    npu_count = max([recipe.target.npu_count or 0] + [n + 1 for n in listed]) or None
+    extra = tuple(d for d in c.devices if not _DAVINCI.match(d.rsplit("/", 1)[-1]))
+
+    def mounts(items) -> tuple[MountSetting, ...]:
+        return tuple(MountSetting(source=m.source, target=m.target, read_only=m.read_only) for m in items)
+
+    return ContainerSettings(
+        name=c.name, image=recipe.image.base, platform=recipe.image.platform,
+        privileged=c.privileged, network_mode=c.network_mode, shm_size=c.shm_size_bytes(),
+        user=c.user, command=tuple(c.command) or None, npu_count=npu_count, extra_devices=extra,
+        mounts=mounts(c.mounts), qemu_mounts=mounts(c.qemu_mounts),
+        data_dir=c.data.host_path, data_target=c.data.container_path,
     )
 
 
