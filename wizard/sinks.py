@@ -1,0 +1,308 @@
+"""Provides the sinks the runner ships with: `LogFileSink`, `ConsoleSink`, and the `LineMatcher` base.
+
+Besides the per-line `Sink.line(Line)`, a sink may define the batch method
+`line_batch(texts, stream, time, step, progress)`: the runner then hands it a whole chunk's
+lines at once as plain strings (all read at the same `time`), which is what lets a million
+lines a second through without building a million `Line` objects. Sinks without it get `Line`s.
+"""
+
+from __future__ import annotations
+
+import re
+import time as time_mod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Mapping, Pattern
+
+from wizard.events import Line, Sink, StepOutcome
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from wizard.stages.base import Step
+
+#: The stream tags written in log files (4 columns; `~` marks a progress update).
+_TAGS = {("stdout", False): "out ", ("stderr", False): "err ", ("wizard", False): "wiz ",
+         ("stdout", True): "out~", ("stderr", True): "err~", ("wizard", True): "wiz~"}
+
+
+def format_time(t: float) -> str:
+    """Local time as `YYYY-MM-DDTHH:MM:SS.mmm` (what log files show)."""
+    return time_mod.strftime("%Y-%m-%dT%H:%M:%S", time_mod.localtime(t)) + f".{int(t * 1000) % 1000:03d}"
+
+
+class LogFileSink(Sink):
+    """Writes a run's lines to its log file: `<timestamp> <tag> <text>` per line.
+
+    Tags: `out `, `err `, `wiz ` (the runner's own headers and verdicts); `out~`/`err~` for
+    progress updates. Progress updates are rate-limited: at most one per stream every
+    `progress_interval_s` seconds is written, and the last state of a burst is always written
+    before the next normal line of that stream and at the end of the step, so a pip bar that
+    redraws 10,000 times leaves a handful of lines, not megabytes.
+
+    Each batch is written with one `write` and flushed, so `logs --follow` sees lines as they come.
+
+    Args:
+        path: the log file (created with its folder; appended to if it exists).
+        progress_interval_s: minimum seconds between two written progress lines of a stream.
+
+    Raises:
+        OSError: when the file cannot be opened.
+    """
+
+    def __init__(self, path: str | Path, progress_interval_s: float = 1.0):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "a", encoding="utf-8", errors="replace", buffering=1 << 16)
+        self._interval = progress_interval_s
+        self._last_progress_write: dict[str, float] = {}
+        self._held: dict[str, tuple[str, float]] = {}  # stream -> (last unwritten update, time)
+        self._stamp_t = -1.0
+        self._stamp = ""
+
+    def _prefix(self, t: float) -> str:
+        if t != self._stamp_t:  # one strftime per batch, not per line
+            self._stamp_t, self._stamp = t, format_time(t)
+        return self._stamp
+
+    def line(self, line: Line) -> None:
+        """Write one line (see `line_batch`)."""
+        self.line_batch([line.text], line.stream, line.time, line.step, line.progress)
+
+    def line_batch(self, texts: list[str], stream: str, time: float, step: int, progress: bool) -> None:
+        """Write a batch of lines that arrived together on one stream."""
+        if self._fh is None or not texts:
+            return
+        if progress:
+            last = self._last_progress_write.get(stream, 0.0)
+            if time - last < self._interval:
+                self._held[stream] = (texts[-1], time)
+                return
+            self._held.pop(stream, None)
+            self._last_progress_write[stream] = time
+            self._write([texts[-1]], stream, time, True)
+            return
+        held = self._held.pop(stream, None)
+        if held is not None:
+            self._write([held[0]], stream, held[1], True)
+        self._write(texts, stream, time, False)
+
+    def _write(self, texts: list[str], stream: str, time: float, progress: bool) -> None:
+        head = f"{self._prefix(time)} {_TAGS.get((stream, progress), 'out ')} "
+        self._fh.write(head + ("\n" + head).join(texts) + "\n")
+        self._fh.flush()
+
+    def _flush_held(self) -> None:
+        for stream, (text, t) in list(self._held.items()):
+            self._write([text], stream, t, True)
+        self._held.clear()
+
+    def step_finished(self, index: int, step: "Step", outcome: StepOutcome) -> None:
+        """Write any progress state still held back."""
+        if self._fh is not None:
+            self._flush_held()
+
+    def close(self) -> None:
+        """Flush and close the file (idempotent)."""
+        if self._fh is not None:
+            self._flush_held()
+            self._fh.close()
+            self._fh = None
+
+
+class ConsoleSink(Sink):
+    """Prints a run to a Rich console: bold step headers, dimmed stderr, coloured verdicts.
+
+    Output is printed verbatim (no Rich markup or emoji codes are interpreted in command
+    output). Progress updates are shown at most every `progress_interval_s` seconds.
+
+    Args:
+        console: the Rich console to print to (default: a new one on stdout).
+        progress_interval_s: minimum seconds between two shown progress updates.
+    """
+
+    def __init__(self, console: "Console | None" = None, progress_interval_s: float = 0.5):
+        from rich.console import Console
+
+        self.console = console or Console(highlight=False, emoji=False)
+        self._interval = progress_interval_s
+        self._last_progress = 0.0
+
+    def line(self, line: Line) -> None:
+        """Print one line, styled by stream."""
+        if line.progress:
+            if line.time - self._last_progress < self._interval:
+                return
+            self._last_progress = line.time
+        style = None
+        if line.stream == "stderr":
+            style = "dim"
+        elif line.stream == "wizard":
+            text = line.text
+            if text.startswith("▶"):
+                style = "bold cyan"
+            elif text.startswith("$"):
+                style = "cyan"
+            elif text.startswith("✓"):
+                style = "green"
+            elif text.startswith(("✗", "?")):
+                style = "bold red"
+            elif text.startswith(("!", "–")):
+                style = "yellow"
+        self.console.print(line.text, style=style, markup=False, highlight=False, emoji=False,
+                           soft_wrap=True)
+
+
+@dataclass(frozen=True, slots=True)
+class LineMatch:
+    """One pattern hit: which pattern id, on which line."""
+
+    id: str
+    """The pattern's id (for the remedy catalogue: the remedy id)."""
+    line: Line
+    """The line it matched."""
+    match: str
+    """The matched text."""
+
+
+def required_literals(rx: Pattern[str]) -> list[str] | None:
+    """Substrings of which at least one appears in every match of `rx`, or None when unknown.
+
+    `\\bKilled\\b` gives ["Killed"]; `out of memory|OOM` gives ["out of memory", "OOM"];
+    `(\\d+)%` gives None. Lower-cased for an IGNORECASE pattern. Uses the standard library's
+    regex parser (`re._parser`, `sre_parse` before 3.11); any surprise there gives None.
+    """
+    try:
+        try:
+            from re import _parser as sre  # type: ignore[attr-defined]
+        except ImportError:  # pragma: no cover - Python 3.10
+            import sre_parse as sre  # type: ignore[no-redef]
+        parsed = sre.parse(rx.pattern, rx.flags & ~re.MULTILINE)
+        items = list(parsed)
+        if len(items) == 1 and str(items[0][0]) == "BRANCH":
+            alts = [_longest_literal(list(alt)) for alt in items[0][1][1]]
+            if not alts or any(a is None for a in alts):
+                return None
+            out = [a for a in alts if a]
+        else:
+            one = _longest_literal(items)
+            out = [one] if one else []
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return None
+    if not out:
+        return None
+    return [h.lower() for h in out] if rx.flags & re.IGNORECASE else out
+
+
+def _longest_literal(items: list) -> str | None:
+    best = cur = ""
+    for op, av in items:
+        if str(op) == "LITERAL":
+            cur += chr(av)
+            continue
+        best = max(best, cur, key=len)
+        cur = ""
+    best = max(best, cur, key=len)
+    return best or None
+
+
+class LineMatcher(Sink):
+    """Base sink matching regular expressions against streamed lines.
+
+    Each pattern is searched in every stdout/stderr line (not progress updates, not the
+    wizard's own lines). A hit is recorded in `matches` (bounded by `max_matches`) and passed
+    to `on_match`, which subclasses override (the remedy catalogue, the training-metrics
+    parser). `matched_ids()` lists the ids that matched, first hit first: the runner stores
+    them in the run's `StageRecord.remedies`.
+
+    For speed, a batch is first searched as one text (each pattern compiled again with
+    `re.MULTILINE`, so `^` and `$` keep their per-line meaning); only a batch with a hit is
+    searched line by line. Patterns using `\\A` or `\\Z` are therefore not supported.
+
+    Args:
+        patterns: pattern id -> regex (string or compiled), or (id, regex) pairs; an id may repeat.
+        max_matches: how many `LineMatch`es to keep (ids are kept regardless).
+    """
+
+    def __init__(self, patterns: Mapping[str, str | Pattern[str]] | Iterable[tuple[str, str | Pattern[str]]] = (),
+                 max_matches: int = 1000):
+        self.matches: list[LineMatch] = []
+        self._ids: dict[str, None] = {}
+        self.max_matches = max_matches
+        self._patterns: list[tuple[str, Pattern[str], Pattern[str]]] = []
+        self._hints: list[tuple[list[str] | None, bool]] = []
+        items = patterns.items() if isinstance(patterns, Mapping) else patterns
+        for pid, rx in items:
+            self.add_pattern(pid, rx)
+
+    def add_pattern(self, pid: str, rx: str | Pattern[str]) -> None:
+        """Add one pattern. Raises re.error for an invalid regex string."""
+        compiled = re.compile(rx) if isinstance(rx, str) else rx
+        blob = re.compile(compiled.pattern, compiled.flags | re.MULTILINE)
+        self._patterns.append((pid, compiled, blob))
+        hints = required_literals(compiled)
+        self._hints.append((hints, bool(compiled.flags & re.IGNORECASE)))
+
+    def matched_ids(self) -> list[str]:
+        """Ids of the patterns that matched so far, in order of first match."""
+        return list(self._ids)
+
+    def on_match(self, match: LineMatch) -> None:
+        """Called for every hit, in order. Override in subclasses; the base does nothing."""
+
+    def line(self, line: Line) -> None:
+        """Match one line."""
+        if line.progress or line.stream == "wizard":
+            return
+        for pid, rx, _ in self._patterns:
+            m = rx.search(line.text)
+            if m is not None:
+                self._hit(pid, line, m.group(0))
+
+    def line_batch(self, texts: list[str], stream: str, time: float, step: int, progress: bool) -> None:
+        """Match a batch: one search per pattern over the joined text; only hit lines are re-checked."""
+        if progress or stream == "wizard" or not self._patterns:
+            return
+        blob = texts[0] if len(texts) == 1 else "\n".join(texts)
+        lower = None
+        hits: list[tuple[int, int, str]] = []  # (line index, pattern index, matched text)
+        for k, ((pid, rx, brx), (hints, icase)) in enumerate(zip(self._patterns, self._hints)):
+            if hints is not None:
+                # A plain substring test first: Python's re scans slowly for patterns
+                # like \bKilled\b or ^ERROR (no literal prefix), 50x slower than `in`.
+                if icase:
+                    if lower is None:
+                        lower = blob.lower()
+                    if not any(h in lower for h in hints):
+                        continue
+                elif not any(h in blob for h in hints):
+                    continue
+            pos = 0
+            line_no = 0
+            counted_to = 0
+            while True:
+                m = brx.search(blob, pos)
+                if m is None:
+                    break
+                start = blob.rfind("\n", 0, m.start()) + 1
+                line_no += blob.count("\n", counted_to, start)
+                counted_to = start
+                one = rx.search(texts[line_no])  # confirm on the line alone (a blob hit may span lines)
+                if one is not None:
+                    hits.append((line_no, k, one.group(0)))
+                end = blob.find("\n", m.start())
+                if end < 0:
+                    break
+                pos = end + 1
+        if not hits:
+            return
+        hits.sort()
+        for line_no, k, text in hits:
+            self._hit(self._patterns[k][0], Line(texts[line_no], stream, time, step, False), text)  # type: ignore[arg-type]
+
+    def _hit(self, pid: str, line: Line, text: str) -> None:
+        self._ids.setdefault(pid, None)
+        lm = LineMatch(pid, line, text)
+        if len(self.matches) < self.max_matches:
+            self.matches.append(lm)
+        self.on_match(lm)
