@@ -156,3 +156,38 @@ def build_min_sim_host(root: Path, npus: int = 8, arch: str = "aarch64", missing
 def remove_tree(root: Path) -> None:
     """Remove a simulated host (device nodes included)."""
     shutil.rmtree(root, ignore_errors=True)
+
+
+def privileged_containers_start(client, image: str) -> tuple[bool, str]:
+    """Whether this engine can start a privileged container, and the engine's reason when not.
+
+    An engine that itself runs in a container without every capability in its bounding set
+    (this project's sandbox: no CAP_SYS_RESOURCE) creates privileged containers but cannot start
+    them ("unable to apply caps: operation not permitted").
+    """
+    try:
+        client.containers.run(image, ["true"], privileged=True, network_mode="none", remove=True)
+        return True, ""
+    except Exception as exc:  # APIError / ContainerError: keep the engine's words
+        return False, str(exc)
+
+
+def recipe_for_test(image: str, name: str, privileged: bool = True, data_dir: str = "/data/pi05",
+                archive_repository: str | None = None):
+    """The default recipe pointed at the busybox test image and a unique container name."""
+    import tempfile
+
+    from wizard.locations import Locations
+    from wizard.recipe import load_recipe
+
+    with tempfile.TemporaryDirectory() as d:
+        recipe = load_recipe(Locations.under(d))
+    container = recipe.container.model_copy(update={
+        "name": name, "command": ["/bin/sh"], "privileged": privileged,
+        "data": recipe.container.data.model_copy(update={"host_path": data_dir}),
+    })
+    update = {"container": container, "image": recipe.image.model_copy(update={"base": image})}
+    if archive_repository:
+        update["archive"] = recipe.archive.model_copy(update={"repository": archive_repository})
+    return recipe.model_copy(update=update)
+

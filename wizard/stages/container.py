@@ -104,7 +104,8 @@ def container_config_result(ctx: StageContext) -> CheckResult:
         return CheckResult(id="container-config", title=title, status=Status.ERROR,
                            summary=f"cannot ask the Docker engine: {exc}")
     diffs = compare(spec, container.attrs, real_path_of(ctx.host))
-    messages = [Message(level=Level.ERROR, text=d.text(), remedy=REMEDY_DRIFT) for d in diffs]
+    messages = [Message(level=Level.ERROR, text=d.text(),
+                        remedy="shm-too-small" if d.field == "shm_size" else REMEDY_DRIFT) for d in diffs]
     if container.status != "running":
         messages.append(Message(level=Level.ERROR, text=f"container {spec.name} is {container.status}"))
     messages += [Message(level=Level.WARN, text=w) for w in spec.warnings]
@@ -119,12 +120,10 @@ def container_config_result(ctx: StageContext) -> CheckResult:
 
 def in_container_results(ctx: StageContext) -> list[CheckResult]:
     """The preflight checks that belong inside the container, run through the ContainerHost."""
-    from checks.context import CheckContext, Requirements
     from checks.registry import run_checks
+    from wizard.session import check_context_for
 
-    host = ctx.host_for(Where.CONTAINER)
-    cctx = CheckContext(host=host, requirements=Requirements.from_recipe(ctx.recipe), offline=True,
-                        inside_container=True)
+    cctx = check_context_for(ctx.recipe, ctx.host_for(Where.CONTAINER), offline=True, inside_container=True)
     return run_checks(cctx, only=list(IN_CONTAINER_CHECKS))
 
 
