@@ -1,0 +1,89 @@
+"""Provides the small helpers every check module shares: titles, result builders, readers."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+from checks.host import Host
+from checks.parsers import UnrecognizedOutput
+from checks.result import CheckResult, Level, Message, Status
+
+T = TypeVar("T")
+
+#: Check id -> short title, in the fixed display order.
+TITLES: dict[str, str] = {
+    "arch": "CPU architecture",
+    "devices": "NPU device nodes",
+    "driver": "NPU driver",
+    "firmware": "NPU firmware",
+    "npu-smi": "npu-smi health",
+    "msnpureport": "msnpureport",
+    "hccn-conf": "hccn.conf",
+    "shm": "Shared memory (/dev/shm)",
+    "cann-toolkit": "CANN toolkit",
+    "cann-kernels": "CANN kernels (910b)",
+    "nnal": "NNAL / ATB",
+    "compat": "torch_npu / CANN / driver",
+    "docker": "Docker",
+    "disk": "Free disk space",
+    "memory": "Memory",
+    "python": "Python",
+    "visible-devices": "ASCEND_RT_VISIBLE_DEVICES",
+    "network": "Download hosts",
+}
+
+
+def info(text: str, remedy: str | None = None) -> Message:
+    """An info-level message."""
+    return Message(level=Level.INFO, text=text, remedy=remedy)
+
+
+def warn(text: str, remedy: str | None = None) -> Message:
+    """A warn-level message."""
+    return Message(level=Level.WARN, text=text, remedy=remedy)
+
+
+def error(text: str, remedy: str | None = None) -> Message:
+    """An error-level message."""
+    return Message(level=Level.ERROR, text=text, remedy=remedy)
+
+
+def result(check_id: str, status: Status, summary: str, messages: list[Message] | None = None,
+           **details: Any) -> CheckResult:
+    """Build a CheckResult for `check_id` with its title from `TITLES`."""
+    return CheckResult(id=check_id, title=TITLES[check_id], status=status, summary=summary,
+                       messages=list(messages or []), details=details)
+
+
+def verdict(messages: list[Message]) -> Status:
+    """The status implied by messages: fail with any error, warn with any warning, else ok."""
+    if any(m.level is Level.ERROR for m in messages):
+        return Status.FAIL
+    if any(m.level is Level.WARN for m in messages):
+        return Status.WARN
+    return Status.OK
+
+
+def read_parsed(host: Host, path: str, parser: Callable[[str], T], max_bytes: int = 256 << 10) -> tuple[T | None, str | None]:
+    """Read `path` on `host` and parse it.
+
+    Returns:
+        (model, None) on success; (None, reason) when the file is missing ("missing"), unreadable
+        ("unreadable: ...") or not in the expected format ("unrecognized ...").
+    """
+    try:
+        text = host.read_text(path, max_bytes=max_bytes)
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
+    try:
+        return parser(text), None
+    except UnrecognizedOutput as exc:
+        return None, str(exc)
+
+
+def gib(n_bytes: float) -> str:
+    """Bytes as GiB with one decimal below 10, e.g. "0.1 GiB", "500 GiB"."""
+    g = n_bytes / (1 << 30)
+    return f"{g:.1f} GiB" if g < 10 else f"{g:.0f} GiB"
