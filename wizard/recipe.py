@@ -623,10 +623,18 @@ _TYPE_WORDS = {
 }
 
 
-def _describe_error(err: dict[str, Any], data: dict[str, Any], prov: dict[str, str]) -> RecipeError:
+def _subtree_source(prov: dict[str, str], parts: list[str], order: list[str]) -> str | None:
+    """For an error on a whole table (a cross-field rule): the latest file that set anything in it."""
+    prefix = ".".join(parts) + "." if parts else ""
+    labels = {label for path, label in prov.items() if path.startswith(prefix)}
+    return next((label for label in reversed(order) if label in labels), None)
+
+
+def _describe_error(err: dict[str, Any], data: dict[str, Any], prov: dict[str, str],
+                    order: list[str] | None = None) -> RecipeError:
     loc = [str(p) for p in err.get("loc", ())]
     field = ".".join(loc)
-    source = _lookup(prov, loc) or DEFAULT_SOURCE
+    source = _lookup(prov, loc) or _subtree_source(prov, loc, order or [DEFAULT_SOURCE]) or DEFAULT_SOURCE
     got = err.get("input")
     got_text = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
     if len(got_text) > 80:
@@ -702,7 +710,7 @@ def load_recipe(locations: "Locations", override_path: str | Path | None = None,
         recipe = Recipe.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors()
-        first = _describe_error(errors[0], data, prov)
+        first = _describe_error(errors[0], data, prov, [DEFAULT_SOURCE, *(label for _, label in layers)])
         if len(errors) > 1:
             first = RecipeError(f"{first} (and {len(errors) - 1} more problem"
                                 f"{'s' if len(errors) > 2 else ''})", file=first.file, field=first.field)

@@ -13,6 +13,8 @@ import importlib
 import sys
 from typing import Sequence
 
+from wizard.recipe import RecipeError
+
 #: Exit codes a script can trust (see DESIGN.md).
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -22,6 +24,10 @@ EXIT_CANCELLED = 130
 #: Subcommand modules, in the order their commands appear in `--help`.
 COMMAND_MODULES: tuple[str, ...] = (
     "wizard.cli.check_cmd",
+    "wizard.cli.plan_cmd",
+    "wizard.cli.config_cmd",
+    "wizard.cli.image_cmd",
+    "wizard.cli.dataset_cmd",
 )
 
 
@@ -68,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(func(args))
     except UsageError as exc:
         print(f"pi05-wizard: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RecipeError as exc:
+        print(f"pi05-wizard: bad recipe: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("pi05-wizard: cancelled", file=sys.stderr)

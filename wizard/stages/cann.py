@@ -68,10 +68,10 @@ def _steps(ctx: StageContext) -> list[Step]:
     in_container = ctx.recipe.runfile_dir("container")
     steps: list[Step] = []
     for name, rf in cann.runfiles.items():
-        dest = _host_dest(ctx, rf)
+        dest = f"{ctx.recipe.runfile_dir('host')}/{rf.file}"
         steps.append(Step(
             title=f"Download {rf.file}", action=_download_action(name), where=Where.HOST, timeout_s=None,
-            describe=shlex.join(["wget", "-c", rf.url, "-O", str(dest)])
+            describe=shlex.join(["wget", "-c", rf.url, "-O", dest])
             + (f"   (then sha256 {rf.sha256})" if rf.sha256 else "   (no published sha256 for the .run)"),
         ))
     paths = [f"{in_container}/{rf.file}" for rf in cann.runfiles.values()]

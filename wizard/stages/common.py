@@ -144,3 +144,28 @@ def guarded(check_id: str, title: str, fn: Callable[[], list[CheckResult]]) -> l
         return [CheckResult(id=check_id, title=title, status=Status.ERROR,
                             summary=f"the check broke: {type(exc).__name__}: {exc}",
                             messages=[Message(level=Level.ERROR, text=f"{type(exc).__name__}: {exc}")])]
+
+
+def container_state(name: str, client_factory: Callable[[], object] | None = None) -> tuple[bool, str]:
+    """Whether the named container is running, through the Docker SDK: (running, reason when not).
+
+    Never raises: an unreachable engine or a missing container is a reason, e.g.
+    (False, "container not running: no container named 'pi'").
+    """
+    try:
+        if client_factory is None:
+            import docker
+
+            client = docker.from_env(timeout=5)
+        else:
+            client = client_factory()
+        container = client.containers.get(name)  # type: ignore[attr-defined]
+        status = getattr(container, "status", "unknown")
+    except Exception as exc:  # docker.errors.NotFound, DockerException, connection errors
+        if type(exc).__name__ == "NotFound":
+            return False, f"container not running: no container named {name!r}"
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return False, f"container not running: Docker engine unreachable ({first[:120]})"
+    if status != "running":
+        return False, f"container not running: {name!r} is {status}"
+    return True, ""
