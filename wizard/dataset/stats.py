@@ -35,6 +35,10 @@ from wizard.dataset.quantiles import FeatureStats, aggregate, episode_stats, exa
 from wizard.dataset.reader import column_matrix, iter_episodes, read_episode_index
 
 
+class FeatureSelectionError(DatasetError):
+    """A feature asked for is unknown, a camera, or not numeric (a usage error for the CLI)."""
+
+
 class StatsCancelled(Exception):
     """The operator cancelled while statistics were being computed; nothing was written."""
 
@@ -125,15 +129,15 @@ def _check_features(info: DatasetInfo, asked: list[str] | None, run: StatsRun) -
     else:
         unknown = [a for a in asked if a not in info.features]
         if unknown:
-            raise DatasetError(f"unknown feature(s) {', '.join(unknown)}; info.json has {', '.join(info.features)}")
+            raise FeatureSelectionError(f"unknown feature(s) {', '.join(unknown)}; info.json has {', '.join(info.features)}")
         names = []
         for a in dict.fromkeys(asked):
             spec = info.features[a]
             if spec.is_camera:
-                raise DatasetError(f"{a} is a camera ({spec.dtype}); pi05 does not normalize cameras and "
+                raise FeatureSelectionError(f"{a} is a camera ({spec.dtype}); pi05 does not normalize cameras and "
                                    "this command does not decode video")
             if not spec.is_numeric:
-                raise DatasetError(f"{a} has dtype {spec.dtype}: no numeric statistics")
+                raise FeatureSelectionError(f"{a} has dtype {spec.dtype}: no numeric statistics")
             names.append(a)
     out = []
     for name in names:
@@ -165,8 +169,9 @@ def compute_stats(
         A `StatsRun`; features with NaN/inf/null values are in `.nonfinite`, not in `.stats`.
 
     Raises:
-        DatasetError: no or broken `meta/info.json`, a v2.1 dataset ("convert first"), an unknown or
-            camera feature asked for, missing or corrupt parquet files (named), rows of the wrong width.
+        DatasetError: no or broken `meta/info.json`, a v2.1 dataset ("convert first"), missing or
+            corrupt parquet files (named), rows of the wrong width.
+        FeatureSelectionError: an unknown, camera or non-numeric feature asked for.
         StatsCancelled: `cancelled()` returned True.
     """
     started = time.perf_counter()

@@ -1,0 +1,215 @@
+"""Provides the `dataset` stage: inspect, convert v2.1 -> v3.0 if needed, quantile statistics if missing, verify.
+
+Report, "数据集准备": `koch_test` in LeRobot v2.1 is converted with lerobot's converter, then quantile
+statistics are added with lerobot's script (about 2.5 hours for 80 episodes, ending in an
+HFValidationError from `push_to_hub`). Here the converter still runs inside the container (with
+`--push-to-hub=false`), but the statistics are our own action on the host (`wizard.dataset.stats`),
+reading the same folder through the host side of the data mount (`container.data.host_path` is
+`container.data.container_path` inside), in seconds and without network.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+from checks.result import CheckResult, Level, Message, Status
+from wizard.dataset.convert import ALREADY_DONE, BLOCKED, CONVERTER_ENV, converter_argv, precheck_conversion, \
+    verify_converted
+from wizard.dataset.inspect import DatasetReport, inspect_dataset
+from wizard.dataset.layout import PI05_QUANTILE_FEATURES, V21, DatasetError
+from wizard.dataset.stats import StatsCancelled, compute_stats, write_stats
+from wizard.stages.base import ActionIO, Stage, StageContext, Step, Where
+from wizard.stages.common import described
+
+#: Seconds the converter may take (it copies data and video files; 80 episodes take well under this).
+CONVERT_TIMEOUT_S = 3600.0
+#: Seconds our statistics may take (seconds in practice; the bound only catches a hung filesystem).
+STATS_TIMEOUT_S = 1800.0
+
+
+class PathNotMapped(Exception):
+    """The recipe's dataset path is not under the container's data mount, so the host cannot see it."""
+
+
+def host_dataset_path(ctx: StageContext) -> str:
+    """The dataset folder as the host sees it (a host path, before any `--root`).
+
+    `dataset.path` `/data/koch_test` with `container.data` `host_path=/srv/me`, `container_path=/data`
+    gives `/srv/me/koch_test`.
+
+    Raises:
+        PathNotMapped: `dataset.path` is not under `container.data.container_path`.
+    """
+    mount = ctx.recipe.container.data
+    inside = posixpath.normpath(ctx.recipe.dataset.path)
+    base = posixpath.normpath(mount.container_path)
+    if inside == base:
+        rest = ""
+    elif inside.startswith(base.rstrip("/") + "/"):
+        rest = inside[len(base.rstrip("/")) + 1:]
+    else:
+        raise PathNotMapped(f"dataset.path {ctx.recipe.dataset.path} is not under the data mount "
+                            f"{mount.container_path} (host {mount.host_path}); the host cannot reach it")
+    return posixpath.join(mount.host_path, rest) if rest else mount.host_path
+
+
+def local_dataset_path(ctx: StageContext) -> Path:
+    """The dataset folder on this machine's filesystem (honours a rooted LocalHost's `--root`).
+
+    Raises:
+        PathNotMapped: see `host_dataset_path`.
+    """
+    host_path = host_dataset_path(ctx)
+    real = getattr(ctx.host, "real_path", None)
+    return Path(real(host_path) if callable(real) else host_path)
+
+
+def _emit_results(io: ActionIO, results: list[CheckResult]) -> None:
+    for r in results:
+        stream = "stderr" if r.status.is_problem else "stdout"
+        io.emit(f"{r.status.mark} {r.title}: {r.summary}", stream=stream)
+        for m in r.messages:
+            io.emit(f"    {m.text}", stream=stream)
+
+
+def _own_work(report: DatasetReport, result: CheckResult) -> bool:
+    if result.id == "dataset-stats":
+        return True
+    return result.id == "dataset-format" and report.format == V21 and report.disk_format in (None, V21)
+
+
+def _inspect_action(ctx: StageContext, io: ActionIO) -> int:
+    try:
+        root = local_dataset_path(ctx)
+    except PathNotMapped as exc:
+        io.emit(str(exc), stream="stderr")
+        return 1
+    report = inspect_dataset(root)
+    io.emit(f"dataset {root}: {report.format or 'unknown format'}, {report.episodes} episodes, "
+            f"{report.frames} frames, cameras: {', '.join(c.name for c in report.cameras) or 'none'}")
+    _emit_results(io, report.results)
+    # Converting v2.1 and adding statistics are this stage's own work; any other problem stops it here.
+    blocking = [r for r in report.problems if not _own_work(report, r)]
+    return 1 if blocking else 0
+
+
+def _precheck_action(ctx: StageContext, io: ActionIO) -> int:
+    try:
+        root = local_dataset_path(ctx)
+    except PathNotMapped as exc:
+        io.emit(str(exc), stream="stderr")
+        return 1
+    result = precheck_conversion(root)
+    _emit_results(io, [result])
+    return 1 if result.details.get("verdict") == BLOCKED else 0
+
+
+@described("the dataset is already v3.0 (meta/info.json and the files on disk agree)")
+def _already_v30(ctx: StageContext) -> bool:
+    return precheck_conversion(local_dataset_path(ctx)).details.get("verdict") == ALREADY_DONE
+
+
+def _verify_conversion_action(ctx: StageContext, io: ActionIO) -> int:
+    result = verify_converted(local_dataset_path(ctx))
+    _emit_results(io, [result])
+    return 0 if result.status is Status.OK else 1
+
+
+@described("meta/stats.json already has q01/q99 for observation.state and action")
+def _has_quantiles(ctx: StageContext) -> bool:
+    return inspect_dataset(local_dataset_path(ctx)).has_pi05_quantiles
+
+
+def _stats_action(ctx: StageContext, io: ActionIO) -> int:
+    root = local_dataset_path(ctx)
+
+    def progress(done: int, total: int) -> None:
+        io.emit(f"episodes {done}/{total}", progress=True)
+
+    try:
+        run = compute_stats(root, progress=progress, cancelled=io.cancelled)
+    except StatsCancelled as exc:
+        io.emit(str(exc), stream="stderr")
+        return 130
+    except DatasetError as exc:
+        io.emit(str(exc), stream="stderr")
+        return 1
+    for note in run.notes:
+        io.emit(f"note: {note}")
+    for name, why in run.skipped.items():
+        io.emit(f"skipped {name}: {why}")
+    if run.empty_episodes:
+        io.emit(f"empty episodes left out: {', '.join(map(str, run.empty_episodes))}")
+    if not run.ok:
+        for p in run.problems():
+            io.emit(p, stream="stderr")
+        io.emit("meta/stats.json was not changed", stream="stderr")
+        return 1
+    try:
+        out = write_stats(root, run.stats)
+    except DatasetError as exc:
+        io.emit(str(exc), stream="stderr")
+        io.emit("if the converter (running as root in the container) owns the folder, run the wizard as that "
+                "user or give yourself write access to meta/", stream="stderr")
+        return 1
+    io.emit(f"computed {len(run.stats)} features over {run.episodes} episodes, {run.frames} frames "
+            f"in {run.duration_s:.2f} s; wrote {out.path}" + (f" (backup {out.backup.name})" if out.backup else ""))
+    return 0
+
+
+def _steps(ctx: StageContext) -> list[Step]:
+    d = ctx.recipe.dataset
+    try:
+        host_path = host_dataset_path(ctx)
+    except PathNotMapped:
+        host_path = f"(host side of {d.path})"
+    return [
+        Step(title="Inspect the dataset", action=_inspect_action, where=Where.HOST, timeout_s=300.0,
+             describe=f"pi05-wizard dataset inspect {host_path}"),
+        Step(title="Check the converter can run safely", action=_precheck_action, where=Where.HOST, timeout_s=60.0,
+             describe=f"check {host_path} is v2.1 and no {posixpath.basename(host_path)}_old lies beside it",
+             skip_if=_already_v30),
+        Step(title="Convert v2.1 to v3.0 (lerobot's converter)",
+             argv=converter_argv(ctx.recipe.python.executable, d.path, d.convert_module),
+             env=dict(CONVERTER_ENV), cwd=ctx.recipe.container.data.container_path, timeout_s=CONVERT_TIMEOUT_S,
+             where=Where.CONTAINER, skip_if=_already_v30),
+        Step(title="Check the conversion", action=_verify_conversion_action, where=Where.HOST, timeout_s=60.0,
+             describe=f"check {host_path} is v3.0 on disk"),
+        Step(title="Compute quantile statistics", action=_stats_action, where=Where.HOST, timeout_s=STATS_TIMEOUT_S,
+             describe=f"pi05-wizard dataset stats {host_path}", skip_if=_has_quantiles),
+    ]
+
+
+def dataset_done(ctx: StageContext) -> bool:
+    """True when the dataset is v3.0 on disk with every named file and q01/q99 for pi05's features."""
+    try:
+        return inspect_dataset(local_dataset_path(ctx)).training_ready
+    except PathNotMapped:
+        return False
+
+
+def _verify(ctx: StageContext) -> list[CheckResult]:
+    try:
+        root = local_dataset_path(ctx)
+    except PathNotMapped as exc:
+        return [CheckResult(id="dataset-info", title="Dataset metadata", status=Status.FAIL, summary=str(exc),
+                            messages=[Message(level=Level.ERROR, text=str(exc))])]
+    report = inspect_dataset(root)
+    wanted = {"dataset-info", "dataset-format", "dataset-files", "dataset-stats"}
+    return [r for r in report.results if r.id in wanted]
+
+
+STAGE = Stage(
+    id="dataset",
+    title="Dataset",
+    description=("Checks the LeRobot dataset, converts a v2.1 dataset to v3.0 with lerobot's own converter "
+                 "(without pushing to the Hub), and adds the quantile statistics pi05 normalizes "
+                 f"{' and '.join(PI05_QUANTILE_FEATURES)} with, in seconds instead of hours: cameras are "
+                 "never decoded."),
+    where=Where.CONTAINER,
+    steps=_steps,
+    depends_on=("dependencies",),
+    done=dataset_done,
+    verify=_verify,
+)
