@@ -81,3 +81,36 @@ def test_present_image_skips_the_pull(docker_client, busybox_image):  # noqa: F8
     res = ensure_image(docker_client, busybox_image, "linux/arm64", lambda t, **kw: lines.append(t))
     assert res.status is Status.OK and "present" in res.summary
     assert lines == [l for l in lines if "skipping the pull" in l] and lines
+
+
+def test_container_stage_with_a_missing_image_fails_at_the_pull(tmp_path, docker_client, empty_registry):  # noqa: F811
+    import threading
+    import uuid
+
+    from container_fixtures import build_min_sim_host, recipe_for_test
+    from wizard.events import Sink
+    from wizard.hosts.local import LocalHost
+    from wizard.locations import Locations
+    from wizard.runner import run_stage
+    from wizard.stages.base import StageContext
+    from wizard.stages.container import STAGE
+    from wizard.state import StageStatus, StateStore
+
+    class Lines(Sink):
+        def __init__(self):
+            self.text = []
+
+        def line(self, line):
+            self.text.append(line.text)
+
+    name = f"pi05-test-{uuid.uuid4().hex[:10]}"
+    root = build_min_sim_host(tmp_path / "sim")
+    ctx = StageContext(recipe=recipe_for_test(f"{empty_registry}/ascendhub/cann:gone", name), host=LocalHost(root),
+                       locations=Locations.under(tmp_path / "state"), options={"docker_client": docker_client})
+    sink = Lines()
+    rec = run_stage(STAGE, ctx, [sink], threading.Event(), StateStore(ctx.locations), force=True)
+    assert rec.status is StageStatus.FAILED and rec.failed_step.index == 1
+    text = "\n".join(sink.text)
+    assert "does not exist in its registry" in text and "[remedy: image-not-found]" in text
+    with pytest.raises(Exception):
+        docker_client.containers.get(name)
