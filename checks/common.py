@@ -84,6 +84,8 @@ def read_parsed(host: Host, path: str, parser: Callable[[str], T], max_bytes: in
 
 
 def gib(n_bytes: float) -> str:
-    """Bytes as GiB with one decimal below 10, e.g. "0.1 GiB", "500 GiB"."""
+    """Bytes as GiB with one decimal below 10 ("2.5 GiB", "500 GiB"); below 1 GiB as MiB ("64 MiB")."""
     g = n_bytes / (1 << 30)
+    if g < 1:
+        return f"{n_bytes / (1 << 20):.0f} MiB"
     return f"{g:.1f} GiB" if g < 10 else f"{g:.0f} GiB"

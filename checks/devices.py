@@ -44,8 +44,11 @@ def check_devices(ctx: CheckContext) -> CheckResult:
         msgs.append(error(f"{', '.join(ctl_bad)} missing or not a character device: the NPU driver's control "
                           "nodes are needed by every NPU process."))
     status = verdict(msgs)
-    summary = (f"davinci{present[0]}..{present[-1]} ({len(present)}) + control nodes"
-               if present and status is Status.OK else f"{len(present)} NPU nodes, {len(ctl_bad)} control nodes missing")
+    if present and status is Status.OK:
+        summary = f"davinci{present[0]}..{present[-1]} ({len(present)}) + control nodes"
+    else:
+        gone = [f"davinci{i}" for i in missing] + [c.removeprefix("/dev/") for c in ctl_bad]
+        summary = f"{len(present)} NPU nodes" + (f"; missing: {', '.join(gone[:6])}" if gone else "")
     return result("devices", status, summary, msgs, npu_ids=present, missing=missing, control_missing=ctl_bad)
 
 

@@ -1,0 +1,230 @@
+"""Provides `build_sim_host`: a folder that stands for an Atlas 800T A2 (8 x 910B) host, for `--root`.
+
+The folder holds what the preflight reads on a real host, built from captured samples in
+`assets/samples/` (see its README): `/dev/davinci0..7` and the three control nodes as real
+character devices (`os.mknod`, with the device numbers of `/dev/null`, so opening one by mistake
+is harmless), driver / firmware / CANN toolkit / kernels / NNAL version files, `/etc/hccn.conf`,
+`/etc/ascend_install.info`, `/proc/meminfo`, and executables `usr/local/sbin/npu-smi` (prints a
+captured table), `usr/local/sbin/msnpureport`, `usr/bin/uname` (prints aarch64) and
+`usr/bin/python3` (prints the base image's `Python 3.10.12`).
+
+Variants (`VARIANTS`), each a healthy host with one thing broken:
+
+* `healthy`: 8 x 910B3 idle, driver 25.3.rc1, CANN / kernels / NNAL 8.3.RC1. A host view, so `shm`
+  and the CANN checks have something to read but `shm` says skip (it applies inside the container).
+* `x86-no-qemu`: `uname -m` says x86_64 and no qemu-aarch64-static / binfmt entry exists under the root
+  (a qemu on this machine's real PATH would still be found).
+* `missing-davinci3`: no `/dev/davinci3`.
+* `no-devmm-svm`: no `/dev/devmm_svm`.
+* `driver-not-mounted`: no `/usr/local/Ascend/driver` at all (case 08).
+* `npu-smi-hangs`: `npu-smi` sleeps for an hour (killed by the command timeout).
+* `npu-smi-busy`: the busy capture: every chip ~83 % HBM held by processes with empty names.
+* `npu-smi-dcmi`: `npu-smi` prints case 03's "dcmi module initialize failed. ret is -8005" and exits 1
+  (the exit code is not in the capture; 1 is our assumption).
+* `cann-81-still-running`: version.cfg says 8.1.RC1 is running (the captured install history), kernels too.
+* `nnal-absent`: no `/usr/local/Ascend/nnal`.
+* `tiny-shm`: a container view (`/.dockerenv`, no Docker socket) whose `/dev/shm` is a 64 MiB tmpfs
+  mounted at `ROOT/dev/shm` (needs root and CAP_SYS_ADMIN; without them `SimHostError` is raised,
+  since a plain folder there would measure the real disk). Call `teardown_sim_host` to unmount.
+
+The `docker`, `disk` and `network` checks still ask this machine (a daemon, free space and the
+internet cannot be simulated by files).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+VARIANTS: tuple[str, ...] = (
+    "healthy", "x86-no-qemu", "missing-davinci3", "no-devmm-svm", "driver-not-mounted", "npu-smi-hangs",
+    "npu-smi-busy", "npu-smi-dcmi", "cann-81-still-running", "nnal-absent", "tiny-shm",
+)
+"""Every variant `build_sim_host` knows, healthy first."""
+
+#: Check ids whose verdict on a simulated host depends only on the folder (not on this machine's
+#: Docker, disk or network): what tests and the demo compare.
+SIM_CHECK_IDS: tuple[str, ...] = (
+    "arch", "devices", "driver", "firmware", "npu-smi", "msnpureport", "hccn-conf", "shm", "cann-toolkit",
+    "cann-kernels", "nnal", "compat", "memory", "python", "visible-devices",
+)
+
+#: What each variant makes the sim-determined checks say (ids not listed: ok or skip).
+EXPECTED_PROBLEMS: dict[str, dict[str, str]] = {
+    "healthy": {},
+    "x86-no-qemu": {"arch": "fail"},
+    "missing-davinci3": {"devices": "fail"},
+    "no-devmm-svm": {"devices": "fail"},
+    "driver-not-mounted": {"driver": "fail"},
+    "npu-smi-hangs": {"npu-smi": "fail"},
+    "npu-smi-busy": {"npu-smi": "fail"},
+    "npu-smi-dcmi": {"npu-smi": "fail"},
+    "cann-81-still-running": {"cann-toolkit": "fail", "cann-kernels": "fail", "nnal": "fail", "compat": "fail"},
+    "nnal-absent": {"nnal": "fail"},
+    "tiny-shm": {"shm": "fail", "cann-toolkit": "warn"},
+}
+
+NPU_COUNT = 8
+CONTROL_NODES = ("davinci_manager", "hisi_hdc", "devmm_svm")
+_SIM_DIR = ".sim"
+_MOUNTS_FILE = "mounts"
+#: 1.5 TiB of RAM, written as kB into the simulated /proc/meminfo (not a capture).
+_MEMINFO = "MemTotal:       1610612736 kB\nMemFree:        1503238553 kB\nMemAvailable:   1546188226 kB\n"
+
+
+class SimHostError(RuntimeError):
+    """The simulated host cannot be built faithfully here (no mknod or mount permission); the message says which."""
+
+
+def _sample(name: str) -> str:
+    return resources.files("assets").joinpath("samples", name).read_text(encoding="utf-8")
+
+
+def _write(root: Path, rel: str, text: str, mode: int = 0o644) -> Path:
+    path = root / rel.lstrip("/")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(mode)
+    return path
+
+
+def _script(root: Path, rel: str, body: str) -> None:
+    _write(root, rel, "#!/bin/sh\n# Simulated by pi05-wizard (wizard/simhost.py); not the real tool.\n" + body, 0o755)
+
+
+def _mknod_char(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.mknod(path, 0o660 | stat.S_IFCHR, os.makedev(1, 3))
+    except FileExistsError:
+        pass
+    except (PermissionError, OSError) as exc:
+        raise SimHostError(f"cannot create character device {path} with os.mknod ({exc}); run as root") from exc
+
+
+def _mount_tmpfs(root: Path, rel: str, size: str) -> None:
+    target = root / rel
+    target.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(target)],
+                          capture_output=True, text=True, timeout=10)
+    if proc.returncode != 0:
+        raise SimHostError(f"cannot mount a {size} tmpfs at {target} ({proc.stderr.strip() or proc.returncode}); "
+                           "needs root with CAP_SYS_ADMIN")
+    with open(root / _SIM_DIR / _MOUNTS_FILE, "a", encoding="utf-8") as fh:
+        fh.write(str(target) + "\n")
+
+
+def teardown_sim_host(root: str | os.PathLike[str]) -> None:
+    """Unmount every tmpfs `build_sim_host` mounted under `root` (safe to call twice, or when none was)."""
+    listing = Path(root) / _SIM_DIR / _MOUNTS_FILE
+    if not listing.exists():
+        return
+    for line in reversed(listing.read_text(encoding="utf-8").splitlines()):
+        if line.strip():
+            subprocess.run(["umount", line.strip()], capture_output=True, timeout=10)
+    listing.unlink()
+
+
+def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy") -> Path:
+    """Build a simulated 910B host under `root` (created if needed; existing files are overwritten).
+
+    Args:
+        root: the folder standing for `/` (pass it as `pi05-wizard --root`). May contain spaces.
+        variant: one of `VARIANTS`.
+
+    Returns:
+        The root as an absolute Path.
+
+    Raises:
+        ValueError: unknown variant.
+        SimHostError: device nodes or the tmpfs cannot be created here (needs root).
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown sim host variant {variant!r}; known: {', '.join(VARIANTS)}")
+    base = Path(root).absolute()
+    base.mkdir(parents=True, exist_ok=True)
+    teardown_sim_host(base)
+    if (base / _SIM_DIR / "variant").exists():  # rebuilt: drop what the previous variant made
+        for name in ("dev", "usr", "etc", "proc", _SIM_DIR):
+            shutil.rmtree(base / name, ignore_errors=True)
+        (base / ".dockerenv").unlink(missing_ok=True)
+    sim = base / _SIM_DIR
+    sim.mkdir(exist_ok=True)
+    (sim / "variant").write_text(variant + "\n", encoding="utf-8")
+
+    # Device nodes.
+    for i in range(NPU_COUNT):
+        if not (variant == "missing-davinci3" and i == 3):
+            _mknod_char(base / f"dev/davinci{i}")
+    for name in CONTROL_NODES:
+        if not (variant == "no-devmm-svm" and name == "devmm_svm"):
+            _mknod_char(base / f"dev/{name}")
+
+    # Driver and firmware.
+    if variant != "driver-not-mounted":
+        _write(base, "usr/local/Ascend/driver/version.info", _sample("driver_version.info_25.3.rc1.txt"))
+        (base / "usr/local/Ascend/driver/lib64/driver").mkdir(parents=True, exist_ok=True)
+        (base / "usr/local/Ascend/driver/lib64/common").mkdir(parents=True, exist_ok=True)
+    _write(base, "usr/local/Ascend/firmware/version.info", _sample("firmware_version.info_25.0.rc1.1.txt"))
+    _write(base, "etc/ascend_install.info", _sample("etc_ascend_install.info.txt"))
+    _write(base, "etc/hccn.conf", _sample("hccn.conf_910B_A2_TEMPLATE_DERIVED.txt"))
+
+    # CANN toolkit + kernels (latest -> 8.x, a relative link as the installer makes it).
+    cann = "8.1.RC1" if variant == "cann-81-still-running" else "8.3.RC1"
+    tk = base / "usr/local/Ascend/ascend-toolkit"
+    vdir = tk / cann
+    cfg = "version.cfg_8.1.RC1_with_install_history.txt" if cann == "8.1.RC1" else "version.cfg_8.3.RC1_DERIVED.txt"
+    _write(vdir, "version.cfg", _sample(cfg))
+    if cann == "8.3.RC1":
+        _write(vdir, "aarch64-linux/ascend_toolkit_install.info", _sample("ascend_toolkit_install.info_8.3.RC1_aarch64.txt"))
+    kernels = vdir / "opp/built-in/op_impl/ai_core/tbe/kernel/ascend910b"
+    for sub in ("ops_oam", "ops_legacy", "ops_nn", "ops_math", "ops_transformer"):
+        (kernels / sub).mkdir(parents=True, exist_ok=True)
+    latest = tk / "latest"
+    if latest.is_symlink() or latest.exists():
+        latest.unlink() if latest.is_symlink() else shutil.rmtree(latest)
+    latest.symlink_to(cann)
+
+    # NNAL / ATB.
+    nnal = base / "usr/local/Ascend/nnal"
+    if variant == "nnal-absent":
+        shutil.rmtree(nnal, ignore_errors=True)
+    else:
+        _write(base, "usr/local/Ascend/nnal/atb/latest/version.info", _sample("nnal_atb_version.info_8.3.RC1_DERIVED.txt"))
+
+    # Commands.
+    table = {"npu-smi-busy": "npu-smi_info_910B3_8npu_busy_24.1.rc2.txt"}.get(
+        variant, "npu-smi_info_910B3_8npu_idle_23.0.7.txt")
+    _write(sim, "npu-smi-info.txt", _sample(table))
+    _write(sim, "npu-smi-info-l.txt", _sample("npu-smi_info_-l_docstring.txt"))
+    _write(sim, "npu-smi-dcmi.txt", _sample("npu-smi_info_dcmi_-8005.txt"))
+    if variant == "npu-smi-hangs":
+        body = "exec sleep 3600\n"
+    elif variant == "npu-smi-dcmi":
+        body = 'cat "$(dirname "$0")/../../../.sim/npu-smi-dcmi.txt"\nexit 1\n'
+    else:
+        body = ('sim="$(dirname "$0")/../../../.sim"\n'
+                'case "$1 $2" in\n'
+                '  "info -l") cat "$sim/npu-smi-info-l.txt" ;;\n'
+                '  "info ") cat "$sim/npu-smi-info.txt" ;;\n'
+                '  *) echo "simulated npu-smi: unsupported arguments: $*" >&2; exit 2 ;;\n'
+                'esac\n')
+    _script(base, "usr/local/sbin/npu-smi", body)
+    _script(base, "usr/local/sbin/msnpureport", 'echo "simulated msnpureport: nothing to report"\n')
+    machine = "x86_64" if variant == "x86-no-qemu" else "aarch64"
+    _script(base, "usr/bin/uname", f'if [ "$1" = "-m" ]; then echo {machine}; else echo Linux; fi\n')
+    _script(base, "usr/bin/python3", 'if [ "$1" = "--version" ]; then echo "Python 3.10.12"; else exit 1; fi\n')
+    _write(base, "proc/meminfo", _MEMINFO)
+
+    # Container view for tiny-shm.
+    marker = base / ".dockerenv"
+    if variant == "tiny-shm":
+        marker.write_text("", encoding="utf-8")
+        _mount_tmpfs(base, "dev/shm", "64m")
+    elif marker.exists():
+        marker.unlink()
+    return base
