@@ -120,11 +120,13 @@ def verify(ctx: StageContext) -> list[CheckResult]:
             ok = _installed(ctx, name)
             out.append(verdict(f"cann-{name}", f"CANN {name} {cann.version}", ok,
                                f"{name} is at {cann.version}" if ok else f"{name} is not at {cann.version}",
-                               problem=f"{rf.file} did not install (see the stage log)"))
+                               problem=f"{rf.file} did not install (see the stage log)",
+                               remedy="nnal-missing" if name == "nnal" else None))
         ok = _bashrc_ok(ctx)
         out.append(verdict("cann-env", "CANN environment at login", ok,
                            f"{cann.bashrc} sources both set_env.sh" if ok else f"{cann.bashrc} lacks a set_env.sh line",
-                           problem="without set_env.sh, libascendcl/libhccl/libatb are not found"))
+                           problem="without set_env.sh, libascendcl/libhccl/libatb are not found",
+                           remedy="cann-env-not-sourced"))
         return out
     return guarded("cann", "CANN upgrade", body)
 

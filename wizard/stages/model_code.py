@@ -92,7 +92,7 @@ def _repo_results(ctx: StageContext) -> list[CheckResult]:
     if any(r.apply_patch for r in ctx.recipe.model_code.repos.values()):
         ok = patch_applied(ctx)
         out.append(verdict("pi05-patch", "Pi-0.5 patch applied", ok, "applied" if ok else "not applied",
-                           problem="pi05.patch is not applied to lerobot", remedy="git-apply-failed"))
+                           problem="pi05.patch is not applied to lerobot", remedy="patch-does-not-apply"))
     wanted = {normalize(r.dist_name) for r in ctx.recipe.model_code.repos.values()
               if r.editable_install and r.dist_name}
     missing = sorted(wanted - _installed_dists(ctx))
