@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 
 from wizard.events import Line, Sink, StepOutcome
-from wizard.sinks import ConsoleSink, LineMatcher, LogFileSink
+from wizard.sinks import ConsoleSink, LineMatcher, LogFileSink, uses_batches
 from wizard.stages.base import ActionIO, Stage, StageContext, Step, Where
 from wizard.state import FailedStep, StageRecord, StageStatus, StateStore, utcnow
 from wizard.streaming import LineSplitter, read_pipes
@@ -116,7 +116,7 @@ class _Fanout:
         self.broken: list[str] = []
 
     def _split(self) -> None:
-        self.batch_sinks = [s for s in self.sinks if callable(getattr(s, "line_batch", None))]
+        self.batch_sinks = [s for s in self.sinks if uses_batches(s)]
         self.line_sinks = [s for s in self.sinks if s not in self.batch_sinks]
 
     def _drop(self, sink: Sink, exc: BaseException) -> None:
@@ -195,7 +195,7 @@ def run_stage(
     Order: unless `force`, a stage whose `done(ctx)` is true is `skipped`; otherwise each step
     runs in order (a step's `skip_if(ctx)` true skips that step), stopping at the first one that
     fails, times out or is cancelled; then `verify(ctx)` runs and any fail/error result fails
-    the stage. Remedy ids matched by `LineMatcher` sinks (anything with `matched_ids()`) go
+    the stage. Remedy ids matched by `LineMatcher` sinks (their `ids`, e.g. the remedy catalogue's) go
     into the record.
 
     Args:
@@ -229,15 +229,14 @@ def run_stage(
     if rec.status is StageStatus.RUNNING:
         rec = _run_body(stage, ctx, steps, fan, cancel, store, rec, force, grace_s, tick_s)
     remedies: list[str] = []
-    for s in [*sinks]:
-        ids = getattr(s, "matched_ids", None)
-        if callable(ids):
-            try:
-                for rid in ids():
-                    if rid not in remedies:
-                        remedies.append(rid)
-            except Exception:  # noqa: BLE001
-                pass
+    for s in sinks:
+        try:
+            ids = getattr(s, "ids", None) if isinstance(s, LineMatcher) else None
+            for rid in ids or ():
+                if isinstance(rid, str) and rid not in remedies:
+                    remedies.append(rid)
+        except Exception:  # noqa: BLE001 - a broken matcher must not lose the record
+            pass
     rec = rec.model_copy(update={"finished": utcnow(), "remedies": remedies})
     fan.wizard(_stage_verdict(stage, rec))
     for note in fan.broken:
@@ -406,6 +405,7 @@ def _drive(proc: StepProcess, step: Step, index: int, fan: _Fanout, cancel: thre
     killed = False
     batch = fan.batch
     chunks = proc.chunks()
+    normal = False
     try:
         for item in _until_exit(chunks, proc, tick_s):
             if item is not None:
@@ -435,11 +435,12 @@ def _drive(proc: StepProcess, step: Step, index: int, fan: _Fanout, cancel: thre
                 elif mono - exited_at > grace_s:
                     proc.signal(signal.SIGKILL)
                     break
+        normal = True
     finally:
         close = getattr(chunks, "close", None)
         if callable(close):
             close()
-        if proc.poll() is None:  # an exception or a break: never leave it running
+        if not normal:  # an exception (a sink, KeyboardInterrupt): never leave it running
             proc.signal(signal.SIGKILL)
         code = proc.wait()
         proc.signal(signal.SIGKILL)  # stragglers left in the group: no orphans

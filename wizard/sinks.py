@@ -3,7 +3,8 @@
 Besides the per-line `Sink.line(Line)`, a sink may define the batch method
 `line_batch(texts, stream, time, step, progress)`: the runner then hands it a whole chunk's
 lines at once as plain strings (all read at the same `time`), which is what lets a million
-lines a second through without building a million `Line` objects. Sinks without it get `Line`s.
+lines a second through without building a million `Line` objects. Sinks without it get `Line`s, and so does a subclass that overrides `line()` below the class
+that defines `line_batch()` (see `uses_batches`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,21 @@ _TAGS = {("stdout", False): "out ", ("stderr", False): "err ", ("wizard", False)
 def format_time(t: float) -> str:
     """Local time as `YYYY-MM-DDTHH:MM:SS.mmm` (what log files show)."""
     return time_mod.strftime("%Y-%m-%dT%H:%M:%S", time_mod.localtime(t)) + f".{int(t * 1000) % 1000:03d}"
+
+
+def uses_batches(sink: Sink) -> bool:
+    """True when the runner should call `sink.line_batch(...)` instead of `sink.line(Line)`.
+
+    That is when the sink has `line_batch` and its `line` is not overridden by a more derived
+    class than the one defining `line_batch` (such a subclass expects every line through `line`).
+    """
+    cls = type(sink)
+    if not callable(getattr(cls, "line_batch", None)):
+        return False
+    mro = cls.__mro__
+    batch_owner = next(i for i, c in enumerate(mro) if "line_batch" in vars(c))
+    line_owner = next((i for i, c in enumerate(mro) if "line" in vars(c)), len(mro))
+    return batch_owner <= line_owner
 
 
 class LogFileSink(Sink):
@@ -212,8 +228,9 @@ class LineMatcher(Sink):
     Each pattern is searched in every stdout/stderr line (not progress updates, not the
     wizard's own lines). A hit is recorded in `matches` (bounded by `max_matches`) and passed
     to `on_match`, which subclasses override (the remedy catalogue, the training-metrics
-    parser). `matched_ids()` lists the ids that matched, first hit first: the runner stores
-    them in the run's `StageRecord.remedies`.
+    parser). `ids` lists the ids that matched, first hit first: the runner stores them in the
+    run's `StageRecord.remedies`. A subclass that overrides `line()` (and not `line_batch()`)
+    is fed one `Line` at a time, wizard lines included.
 
     For speed, a batch is first searched as one text (each pattern compiled again with
     `re.MULTILINE`, so `^` and `$` keep their per-line meaning); only a batch with a hit is
@@ -226,7 +243,7 @@ class LineMatcher(Sink):
 
     def __init__(self, patterns: Mapping[str, str | Pattern[str]] | Iterable[tuple[str, str | Pattern[str]]] = (),
                  max_matches: int = 1000):
-        self.matches: list[LineMatch] = []
+        self._line_matches: list[LineMatch] = []
         self._ids: dict[str, None] = {}
         self.max_matches = max_matches
         self._patterns: list[tuple[str, Pattern[str], Pattern[str]]] = []
@@ -243,9 +260,23 @@ class LineMatcher(Sink):
         hints = required_literals(compiled)
         self._hints.append((hints, bool(compiled.flags & re.IGNORECASE)))
 
-    def matched_ids(self) -> list[str]:
-        """Ids of the patterns that matched so far, in order of first match."""
+    @property
+    def matches(self) -> list[LineMatch]:
+        """The hits so far, in order (at most `max_matches`)."""
+        return list(self._line_matches)
+
+    @property
+    def ids(self) -> list[str]:
+        """Ids of the patterns that matched so far, in order of first match.
+
+        The runner stores these in `StageRecord.remedies`; a subclass keeping its own
+        bookkeeping overrides this property.
+        """
         return list(self._ids)
+
+    def matched_ids(self) -> list[str]:
+        """Same as `ids` (a method, for callers that prefer one)."""
+        return list(self.ids)
 
     def on_match(self, match: LineMatch) -> None:
         """Called for every hit, in order. Override in subclasses; the base does nothing."""
@@ -303,6 +334,6 @@ class LineMatcher(Sink):
     def _hit(self, pid: str, line: Line, text: str) -> None:
         self._ids.setdefault(pid, None)
         lm = LineMatch(pid, line, text)
-        if len(self.matches) < self.max_matches:
-            self.matches.append(lm)
+        if len(self._line_matches) < self.max_matches:
+            self._line_matches.append(lm)
         self.on_match(lm)

@@ -1,0 +1,95 @@
+"""Docker test helpers: a reachable client (or a clear skip) and a tiny busybox image built with `docker import`.
+
+`busybox_image(client, tag, extra_files)` makes an image from a folder-like tar holding the static
+`/usr/bin/busybox` of this machine (Debian's busybox-static) and a symlink for every applet it
+lists (`busybox --list`), as `busybox --install -s` would. Generic on purpose: any test needing a
+small real container (the container host, the container stage) can add its own files.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+import uuid
+from typing import Mapping
+
+import pytest
+
+BUSYBOX = "/usr/bin/busybox" if os.path.isfile("/usr/bin/busybox") else (shutil.which("busybox") or "/bin/busybox")
+
+
+def docker_client_or_skip():
+    """A Docker SDK client that answered a ping, or `pytest.skip` naming why not."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=60)
+        client.ping()
+        return client
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the engine: skip with its words
+        pytest.skip(f"no reachable Docker engine (docker.from_env().ping() failed: {exc})")
+
+
+def _applets() -> list[str]:
+    out = subprocess.run([BUSYBOX, "--list"], capture_output=True, text=True, check=True).stdout
+    return [a for a in out.split() if a and "/" not in a and a != "busybox"]
+
+
+def busybox_image(client, tag: str, extra_files: Mapping[str, bytes | str] | None = None) -> str:
+    """Import a busybox root filesystem as image `tag` (CMD /bin/sh, PATH=/bin) and return `tag`.
+
+    Args:
+        client: a docker.DockerClient.
+        tag: the image reference to create, e.g. `pi05-test-bb:abc123` (replaced if it exists).
+        extra_files: absolute path in the image -> content (str is UTF-8 encoded); mode 0644,
+            or 0755 when the content starts with `#!`.
+
+    Skips the test when this machine has no static busybox.
+    """
+    if not os.path.isfile(BUSYBOX):
+        pytest.skip(f"{BUSYBOX} (a static busybox) is missing: apt-get install busybox-static")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        def add_dir(name: str, mode: int = 0o755) -> None:
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.DIRTYPE
+            info.mode = mode
+            tar.addfile(info)
+
+        for d in ("bin", "dev", "proc", "sys", "etc", "root", "data"):
+            add_dir(d)
+        add_dir("tmp", 0o1777)
+        tar.add(BUSYBOX, arcname="bin/busybox")
+        for applet in _applets():
+            info = tarfile.TarInfo(f"bin/{applet}")
+            info.type = tarfile.SYMTYPE
+            info.linkname = "busybox"
+            tar.addfile(info)
+        files = {"/etc/passwd": "root:x:0:0:root:/root:/bin/sh\n", "/etc/group": "root:x:0:\n",
+                 **(extra_files or {})}
+        made = {"bin", "dev", "proc", "sys", "etc", "root", "data", "tmp"}
+        for path, content in files.items():
+            rel = path.lstrip("/")
+            parts = rel.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                d = "/".join(parts[:i])
+                if d not in made:
+                    add_dir(d)
+                    made.add(d)
+            data = content.encode() if isinstance(content, str) else content
+            info = tarfile.TarInfo(rel)
+            info.size = len(data)
+            info.mode = 0o755 if data.startswith(b"#!") else 0o644
+            tar.addfile(info, io.BytesIO(data))
+    repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
+    client.api.import_image_from_data(buf.getvalue(), repository=repo, tag=version,
+                                      changes=['CMD ["/bin/sh"]', "ENV PATH=/bin"])
+    return tag
+
+
+def unique_name(prefix: str = "pi05-test") -> str:
+    """A container or image name nobody else uses."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
