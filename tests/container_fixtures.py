@@ -20,7 +20,12 @@ import pytest
 
 BUSYBOX = "/usr/bin/busybox" if os.path.isfile("/usr/bin/busybox") else (shutil.which("busybox") or "/bin/busybox")
 #: Applets linked in the image: what the in-container checks and the tests call.
-APPLETS = ("sh", "cat", "ls", "df", "stat", "sleep", "uname", "true", "echo", "test", "mount", "grep")
+APPLETS = ("sh", "cat", "ls", "df", "stat", "sleep", "uname", "true", "echo", "test", "mount", "grep", "env",
+           "head", "which", "find", "readlink")
+#: An Ubuntu image's default PATH (the CANN base image keeps it): npu-smi is found in /usr/local/sbin.
+IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: What the simulated host's `npu-smi info` prints: a real capture (8 x 910B3, idle, driver 23.0.7).
+NPU_SMI_SAMPLE = Path(__file__).resolve().parents[2] / "shared/samples/npu-smi_info_910B3_8npu_idle_23.0.7.txt"
 TEST_REPO = "pi05-test-busybox"
 
 
@@ -66,7 +71,7 @@ def import_busybox(client, repository: str = TEST_REPO, tag: str | None = None) 
     """Import the busybox rootfs as `repository:tag` (CMD /bin/sh, PATH=/bin). Returns the reference."""
     tag = tag or uuid.uuid4().hex[:10]
     client.api.import_image_from_data(busybox_tar(), repository=repository, tag=tag,
-                                      changes=['CMD ["/bin/sh"]', "ENV PATH=/bin"])
+                                      changes=['CMD ["/bin/sh"]', f"ENV PATH={IMAGE_PATH}"])
     return f"{repository}:{tag}"
 
 
@@ -138,9 +143,15 @@ def build_min_sim_host(root: Path, npus: int = 8, arch: str = "aarch64", missing
     for rel, text in files.items():
         if want("/" + rel):
             (root / rel).write_text(text)
+    npu_smi = "#!/bin/sh\necho 'npu-smi 25.3.rc1'\n"
+    if NPU_SMI_SAMPLE.is_file():
+        # `cat` of the capture kept beside the script (both under the mounted /usr/local/sbin).
+        (root / "usr/local/sbin").mkdir(parents=True, exist_ok=True)
+        shutil.copy(NPU_SMI_SAMPLE, root / "usr/local/sbin/npu-smi-info.txt")
+        npu_smi = "#!/bin/sh\ncat /usr/local/sbin/npu-smi-info.txt\n"
     scripts = {
-        "usr/local/sbin/npu-smi": "#!/bin/sh\necho 'npu-smi 25.3.rc1'\n",
-        "usr/local/bin/npu-smi": "#!/bin/sh\necho 'npu-smi 25.3.rc1'\n",
+        "usr/local/sbin/npu-smi": npu_smi,
+        "usr/local/bin/npu-smi": npu_smi,
         "usr/bin/uname": f"#!/bin/sh\necho {arch}\n",
     }
     if arch in ("x86_64", "amd64"):

@@ -20,6 +20,7 @@ from container_fixtures import (build_min_sim_host, busybox_image, container_nam
                                 privileged_containers_start, recipe_for_test)
 from wizard.container.lifecycle import Outcome, create_and_start, ensure_container
 from wizard.container.spec import docker_create_kwargs, real_path_of
+from wizard.hosts.container import ContainerHost
 from wizard.hosts.local import LocalHost
 from wizard.locations import Locations
 from wizard.runner import run_stage
@@ -63,7 +64,7 @@ def world(tmp_path, docker_client, busybox_image, container_name, can_privileged
     def make(**options):
         opts = {"docker_client": docker_client, **options}
         return StageContext(recipe=recipe, host=LocalHost(root), locations=Locations.under(tmp_path / "state"),
-                            options=opts)
+                            container=lambda: ContainerHost(container_name, docker_client), options=opts)
     return make
 
 
@@ -76,7 +77,11 @@ def run(ctx, sink=None):
 def test_stage_creates_the_container_field_by_field(world, docker_client, container_name, can_privileged):  # noqa: F811
     ctx = world()
     rec, sink = run(ctx)
-    assert sink.outcomes[0].ok and sink.outcomes[2].ok, sink.text()
+    assert rec.status is StageStatus.SUCCEEDED, sink.text()
+    # verify ran the in-container checks through the ContainerHost and showed them.
+    for check_id in ("container-config", "shm", "devices", "driver", "npu-smi"):
+        assert f"✓ {check_id}: " in sink.text()
+    assert "✓ shm: 500 GiB" in sink.text()
     assert sink.outcomes[1].skipped, "the test image is present: the pull is skipped"
     root = ctx.host.root
     c = docker_client.containers.get(container_name)
