@@ -44,7 +44,9 @@ def check_devices(ctx: CheckContext) -> CheckResult:
         msgs.append(error(f"{', '.join(ctl_bad)} missing or not a character device: the NPU driver's control "
                           "nodes are needed by every NPU process."))
     status = verdict(msgs)
-    if present and status is Status.OK:
+    if not present:
+        summary = "no NPU device nodes" + (f"; {len(ctl_bad)} control nodes missing" if ctl_bad else "")
+    elif status is Status.OK:
         summary = f"davinci{present[0]}..{present[-1]} ({len(present)}) + control nodes"
     else:
         gone = [f"davinci{i}" for i in missing] + [c.removeprefix("/dev/") for c in ctl_bad]

@@ -1,0 +1,153 @@
+"""Provides `pi05-wizard check`: the preflight as a Rich table (or `--json`), with exit codes a script can trust.
+
+Exit codes: 0 nothing failed (warnings allowed), 1 a check failed or broke, 2 usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from checks.context import detect_inside_container
+from checks.registry import CHECK_IDS, DEFAULT_TIMEOUT_S, run_checks
+from checks.result import CheckResult, Level, Status
+
+_STYLES = {Status.OK: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: "dim", Status.ERROR: "magenta"}
+_LEVEL_MARK = {Level.INFO: "·", Level.WARN: "!", Level.ERROR: "✗"}
+
+
+def register(subparsers: Any) -> None:
+    """Add the `check` subcommand."""
+    p = subparsers.add_parser("check", help="run the host preflight checks",
+                              description="Run every preflight check at once and show what to do about each problem. "
+                                          "Exit 0 when nothing failed, 1 when something failed, 2 for usage errors.")
+    p.add_argument("--json", action="store_true", help="print one JSON document with every result")
+    p.add_argument("--verbose", "-v", action="store_true", help="also show info lines, durations and details")
+    p.add_argument("--only", nargs="+", metavar="ID", default=None,
+                   help=f"run only these checks (ids: {', '.join(CHECK_IDS)}); commas also separate")
+    p.add_argument("--offline", action="store_true", help="do not probe the download hosts")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"abandon checks still running after this long (default {DEFAULT_TIMEOUT_S:g})")
+    p.set_defaults(func=handle)
+
+
+def _only(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+def _build_context(args: argparse.Namespace):
+    from wizard.cli import UsageError
+    from wizard.recipe import RecipeError
+    from wizard.session import Session
+
+    try:
+        session = Session.from_args(args)
+    except RecipeError as exc:
+        raise UsageError(str(exc)) from exc
+    return session.check_context(offline=args.offline, inside_container=detect_inside_container(session.host))
+
+
+def remedy_sentence(remedy_id: str) -> str:
+    """One sentence about the fix for `remedy_id`, from the remedy catalogue when it is available."""
+    hint = f"`pi05-wizard fix {remedy_id}`"
+    try:
+        from wizard.remedies import load_catalogue  # written by another part of the project
+
+        catalogue = load_catalogue()
+        entry = catalogue.get(remedy_id) if hasattr(catalogue, "get") else None
+        if entry is None and isinstance(catalogue, (list, tuple)):
+            entry = next((e for e in catalogue if getattr(e, "id", None) == remedy_id), None)
+        title = getattr(entry, "title", None) if entry is not None else None
+        if title:
+            return f"{str(title).rstrip('.')} ({hint})."
+    except Exception:  # noqa: BLE001 - the catalogue is optional for this command
+        pass
+    return f"Known fix: {hint}."
+
+
+def document(results: list[CheckResult], ctx: Any, duration_s: float) -> dict[str, Any]:
+    """The `--json` document: host facts, overall verdict and every result in the fixed order."""
+    failed = any(r.status.is_problem for r in results)
+    return {
+        "host": getattr(ctx.host, "name", "?"),
+        "inside_container": ctx.inside_container,
+        "offline": ctx.offline,
+        "ok": not failed,
+        "exit_code": 1 if failed else 0,
+        "duration_s": round(duration_s, 4),
+        "counts": {s.value: sum(r.status is s for r in results) for s in Status},
+        "results": [r.model_dump(mode="json") for r in results],
+    }
+
+
+def summary_line(results: list[CheckResult], duration_s: float) -> str:
+    """One line such as "15 ok, 1 warning, 2 failed, 0 skipped in 0.21 s"."""
+    n = {s: sum(r.status is s for r in results) for s in Status}
+    parts = [f"{n[Status.OK]} ok", f"{n[Status.WARN]} warning{'s' if n[Status.WARN] != 1 else ''}",
+             f"{n[Status.FAIL]} failed", f"{n[Status.SKIP]} skipped"]
+    if n[Status.ERROR]:
+        parts.append(f"{n[Status.ERROR]} could not run")
+    return ", ".join(parts) + f" in {duration_s:.2f} s"
+
+
+def render(results: list[CheckResult], verbose: bool, duration_s: float, console: Any) -> None:
+    """Print the results table, problems with their remedies, and the summary line."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, expand=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("check", no_wrap=True)
+    table.add_column("result", overflow="fold")
+    if verbose:
+        table.add_column("s", justify="right", no_wrap=True)
+    for r in results:
+        style = _STYLES[r.status]
+        cell = Text(r.summary)
+        for m in r.messages:
+            if m.level is Level.INFO and not verbose:
+                continue
+            cell.append(f"\n  {_LEVEL_MARK[m.level]} {m.text}", style="yellow" if m.level is Level.WARN else
+                        ("red" if m.level is Level.ERROR else "dim"))
+            if m.remedy:
+                cell.append(f"\n    → {remedy_sentence(m.remedy)}", style="cyan")
+        if verbose and r.details:
+            for k, v in r.details.items():
+                shown = json.dumps(v, default=str)
+                cell.append(f"\n    {k}: {shown[:160]}{'…' if len(shown) > 160 else ''}", style="dim")
+        row = [Text(r.status.mark, style=style), Text(r.id, style=style), cell]
+        if verbose:
+            row.append(f"{r.duration_s:.2f}")
+        table.add_row(*row)
+    console.print(table)
+    failed = any(r.status.is_problem for r in results)
+    console.print(Text(summary_line(results, duration_s), style="bold red" if failed else "bold green"))
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run the checks and print them; returns 0, 1 (something failed) or raises UsageError (exit 2)."""
+    from rich.console import Console
+
+    from wizard.cli import EXIT_FAILED, EXIT_OK, UsageError
+
+    ctx = _build_context(args)
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    start = time.monotonic()
+    try:
+        results = run_checks(ctx, only=_only(args.only), timeout_s=args.timeout)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    duration = time.monotonic() - start
+    if args.json:
+        sys.stdout.write(json.dumps(document(results, ctx, duration), indent=2, ensure_ascii=False) + "\n")
+    else:
+        console = Console(no_color=bool(os.environ.get("NO_COLOR")), highlight=False, soft_wrap=False)
+        render(results, args.verbose, duration, console)
+    return EXIT_FAILED if any(r.status.is_problem for r in results) else EXIT_OK
