@@ -16,8 +16,8 @@ from typing import Callable
 
 import requests
 
-#: Bytes read per chunk.
-CHUNK = 1 << 20
+#: Bytes read per chunk: small, so a dropped connection loses at most this much of what arrived.
+CHUNK = 64 << 10
 #: (connect, read) timeouts in seconds for each request.
 TIMEOUT = (15.0, 60.0)
 #: Seconds between two progress lines.
@@ -38,7 +38,7 @@ def human(n: float) -> str:
 
 
 def sha256_of(path: Path, cancelled: Callable[[], bool] = lambda: False) -> str | None:
-    """Hex sha256 of a file, reading 1 MiB at a time; None when cancelled part-way."""
+    """Hex sha256 of a file, reading 64 KiB at a time; None when cancelled part-way."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(CHUNK):
@@ -69,7 +69,9 @@ def download(url: str, dest: Path, emit: Callable[..., None], cancelled: Callabl
         emit(f"download failed: {exc}")
         return 1
     except requests.RequestException as exc:
-        emit(f"download failed: {type(exc).__name__}: {exc}")
+        part = Path(dest).with_name(Path(dest).name + ".part")
+        again = "; run again to continue" if part.exists() and part.stat().st_size else ""
+        emit(f"download failed: {type(exc).__name__}: {str(exc)[:300]}{again}")
         return 1
     except OSError as exc:
         emit(f"download failed: cannot write {dest}: {exc.strerror or exc}")
