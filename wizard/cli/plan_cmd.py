@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+from dataclasses import replace
 from typing import Any, Callable
 
 from wizard.cli import EXIT_OK, UsageError
@@ -29,21 +30,20 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handle)
 
 
-def done_state(stage: Stage, ctx: StageContext, container_reason: str | None) -> tuple[bool | None, str]:
-    """Ask a stage's done() probe without letting it crash: (True/False/None for unknown, reason).
-
-    Args:
-        container_reason: when set, the container is not usable and a container stage's probe is
-            not asked at all (its reason is returned).
-    """
-    if stage.where is Where.CONTAINER and container_reason:
-        return None, container_reason
+def done_state(stage: Stage, ctx: StageContext) -> tuple[bool | None, str]:
+    """Ask a stage's done() probe without letting it crash: (True/False/None for unknown, reason)."""
     try:
         return bool(stage.done(ctx)), ""
     except ProbeUnavailable as exc:
         return None, str(exc)
     except Exception as exc:  # a probe must never crash `plan`
-        return None, f"probe failed: {type(exc).__name__}: {exc}"
+        return None, f"probe failed: {type(exc).__name__}: {str(exc)[:200]}"
+
+
+def _no_container(reason: str) -> Callable[[], Any]:
+    def factory() -> Any:
+        raise ProbeUnavailable(reason)
+    return factory
 
 
 def step_record(index: int, step: Step, stage: Stage) -> dict[str, Any]:
@@ -78,13 +78,13 @@ def build_plan(ctx: StageContext, stage_ids: list[str],
     if unknown:
         raise UsageError(f"unknown stage {', '.join(map(repr, unknown))}; stages: {', '.join(STAGE_IDS)}")
     stages = [get_stage(s) for s in (stage_ids or STAGE_IDS)]
-    reason: str | None = None
     if any(s.where is Where.CONTAINER for s in stages):
         running, why = (container_probe or (lambda: container_state(ctx.recipe.container.name)))()
-        reason = None if running else why
+        if not running:  # probes that need the container say "unknown (<why>)" instead of guessing
+            ctx = replace(ctx, container=_no_container(why))
     plan = []
     for stage in stages:
-        done, why = done_state(stage, ctx, reason)
+        done, why = done_state(stage, ctx)
         try:
             steps = [step_record(i, st, stage) for i, st in enumerate(stage.steps(ctx))]
             error = None

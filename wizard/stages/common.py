@@ -25,6 +25,8 @@ def container_of(ctx: StageContext) -> Host:
     """The container host, or ProbeUnavailable("container not running: ...") when it cannot be had."""
     try:
         return ctx.host_for(Where.CONTAINER)
+    except ProbeUnavailable:
+        raise
     except Exception as exc:  # Docker unreachable, container missing: any of the SDK's errors
         raise ProbeUnavailable(f"container not running: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") \
             from None
