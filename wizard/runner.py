@@ -227,7 +227,15 @@ def run_stage(
     fan.event("stage_started", stage.id, steps)
     fan.wizard(f"══ {stage.id}: {stage.title} ══")
     if rec.status is StageStatus.RUNNING:
-        rec = _run_body(stage, ctx, steps, fan, cancel, store, rec, force, grace_s, tick_s)
+        try:
+            rec = _run_body(stage, ctx, steps, fan, cancel, store, rec, force, grace_s, tick_s)
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit: record it, then let it go on
+            status = StageStatus.CANCELLED if isinstance(exc, KeyboardInterrupt) else StageStatus.FAILED
+            store.save(rec.model_copy(update={"status": status, "finished": utcnow(),
+                                              "reason": f"stopped by {type(exc).__name__}"}))
+            fan.event("close")
+            log_sink.close()
+            raise
     remedies: list[str] = []
     for s in sinks:
         try:
