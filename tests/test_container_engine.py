@@ -125,7 +125,7 @@ def test_second_run_reuses_the_running_container(world, docker_client, container
 def test_stopped_container_is_started(world, docker_client, container_name):  # noqa: F811
     run(world())
     c = docker_client.containers.get(container_name)
-    c.stop(timeout=1)
+    c.kill()
     rec, sink = run(world())
     assert "started the existing container" in sink.text()
     c.reload()

@@ -163,9 +163,11 @@ def ensure_image(
                 layer = event.get("id", "")
                 now = time.monotonic()
                 final = not (event.get("progressDetail") or {}).get("total")
-                if final or now - last.get(layer, 0.0) >= min_interval_s:
+                if final:
+                    emit(line)
+                elif layer not in last or now - last[layer] >= min_interval_s:
                     last[layer] = now
-                    emit(line, progress=not final)
+                    emit(line, progress=True)
         except (APIError, NotFound) as exc:
             return _fail(image, platform, exc.explanation or str(exc), start)
         except DockerException as exc:
