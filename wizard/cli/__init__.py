@@ -28,6 +28,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "wizard.cli.config_cmd",
     "wizard.cli.image_cmd",
     "wizard.cli.dataset_cmd",
+    "wizard.cli.run_cmd",
+    "wizard.cli.status_cmd",
+    "wizard.cli.logs_cmd",
 )
 
 

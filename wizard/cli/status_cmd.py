@@ -1,0 +1,97 @@
+"""Provides `pi05-wizard status [--json]`: each stage's last run, read from the state folder.
+
+Read-only: never takes the wizard lock, and does not need a valid recipe or Docker. A run whose
+wizard died (kill -9) shows `interrupted`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from wizard.cli import EXIT_OK, UsageError
+from wizard.locations import Locations
+from wizard.stage_lookup import StageLookupError, find_stage, stage_ids
+from wizard.state import StateStore, WizardLock
+
+_STYLE = {"succeeded": "green", "failed": "bold red", "interrupted": "bold yellow", "cancelled": "yellow",
+          "running": "cyan", "skipped": "dim", "pending": "dim"}
+
+
+def register(subparsers: Any) -> None:
+    """Add the `status` subcommand."""
+    p = subparsers.add_parser("status", help="show each stage's last run",
+                              description="Show each stage's last run: status, times, exit code, failed step, log.")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=handle)
+
+
+def collect(locations: Locations) -> dict[str, Any]:
+    """Status as plain data: `{"lock_holder": pid|None, "stages": [{"id", "title", "status", "record"}...]}`.
+
+    Stages that never ran are `pending` with `record` None. Raises UsageError for a broken stage hook.
+    """
+    store = StateStore(locations)
+    records = store.all()
+    try:
+        ids = stage_ids()
+        titles = {}
+        for sid in ids:
+            try:
+                titles[sid] = find_stage(sid).title
+            except Exception:  # noqa: BLE001 - a broken declaration must not hide the status
+                titles[sid] = sid
+    except StageLookupError as exc:
+        raise UsageError(str(exc)) from None
+    ids += [sid for sid in records if sid not in ids]  # records of stages no longer declared
+    stages = []
+    for sid in ids:
+        rec = records.get(sid)
+        stages.append({"id": sid, "title": titles.get(sid, sid),
+                       "status": rec.status.value if rec else "pending",
+                       "record": json.loads(rec.model_dump_json()) if rec else None})
+    return {"lock_holder": WizardLock(locations).holder(), "state_dir": str(locations.state_dir), "stages": stages}
+
+
+def _local(iso: str | None) -> str:
+    """A record's UTC time as local `YYYY-MM-DD HH:MM:SS` (empty when unknown)."""
+    if not iso:
+        return ""
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Print the status table (or JSON); always exit 0."""
+    data = collect(Locations.default(state_dir=getattr(args, "state_dir", None)))
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Stages ({data['state_dir']})", title_justify="left")
+    for col in ("stage", "status", "finished", "took", "exit", "stopped at", "known problems"):
+        table.add_column(col)
+    for st in data["stages"]:
+        rec = st["record"] or {}
+        took = ""
+        if rec.get("started") and rec.get("finished"):
+            from datetime import datetime
+
+            secs = (datetime.fromisoformat(rec["finished"]) - datetime.fromisoformat(rec["started"])).total_seconds()
+            took = f"{secs:.0f} s" if secs < 120 else f"{secs / 60:.0f} min"
+        failed = rec.get("failed_step")
+        table.add_row(st["id"], f"[{_STYLE.get(st['status'], '')}]{st['status']}[/]",
+                      _local(rec.get("finished") or rec.get("started")), took,
+                      "" if rec.get("exit_code") is None else str(rec["exit_code"]),
+                      f"{failed['index'] + 1}. {failed['title']}" if failed else (rec.get("reason") or "")
+                      if st["status"] not in ("succeeded", "pending") else "",
+                      ", ".join(rec.get("remedies") or []))
+    console = Console(highlight=False, emoji=False)
+    console.print(table)
+    if data["lock_holder"]:
+        console.print(f"a wizard (pid {data['lock_holder']}) is running stages now", markup=False)
+    return EXIT_OK
