@@ -24,7 +24,7 @@ from pathlib import Path
 
 
 def write_stats(stats, root):
-    Path(root, "meta").mkdir(parents=True, exist_ok=True)
+    Path(root or ".", "meta").mkdir(parents=True, exist_ok=True)
 
 
 def augment_dataset_with_quantile_stats(repo_id, root=None, overwrite=False):

@@ -416,7 +416,7 @@ def fix_env_sourced(ctx: FixContext, rid: str) -> FixResult:
         return FixResult(rid, False, False, f"{', '.join(missing)} does not exist: {what} is not installed here. "
                          "Run the CANN stage to install it.", "cann", [f"missing: {m}" for m in missing])
     text = _read(ctx.host, ctx.profile) or ""
-    present = {ln.strip() for ln in text.split("\n")}
+    present = {" ".join(ln.split("#", 1)[0].split()) for ln in text.split("\n")}
     add = [ln for ln in lines if ln not in present]
     details = []
     changed = False
