@@ -148,6 +148,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(document(results, ctx, duration), indent=2, ensure_ascii=False) + "\n")
     else:
-        console = Console(no_color=bool(os.environ.get("NO_COLOR")), highlight=False, soft_wrap=False)
+        plain = bool(os.environ.get("NO_COLOR"))  # https://no-color.org: no colour, and we drop bold too
+        console = Console(no_color=plain, color_system=None if plain else "auto", highlight=False, soft_wrap=False)
         render(results, args.verbose, duration, console)
     return EXIT_FAILED if any(r.status.is_problem for r in results) else EXIT_OK
