@@ -176,11 +176,22 @@ def privileged_containers_start(client, image: str) -> tuple[bool, str]:
     (this project's sandbox: no CAP_SYS_RESOURCE) creates privileged containers but cannot start
     them ("unable to apply caps: operation not permitted").
     """
+    container = None
     try:
-        client.containers.run(image, ["true"], privileged=True, network_mode="none", remove=True)
+        container = client.containers.create(image, ["true"], privileged=True, network_mode="none")
+        container.start()
         return True, ""
-    except Exception as exc:  # APIError / ContainerError: keep the engine's words
+    except Exception as exc:  # APIError: keep the engine's words
         return False, str(exc)
+    finally:
+        if container is not None:  # created even when it cannot start: never leave it behind
+            container.remove(force=True)
+
+
+@pytest.fixture(scope="session")
+def can_privileged(docker_client, busybox_image):
+    """True when this engine can start privileged containers (probed once per session)."""
+    return privileged_containers_start(docker_client, busybox_image)[0]
 
 
 def recipe_for_test(image: str, name: str, privileged: bool = True, data_dir: str = "/data/pi05",

@@ -16,8 +16,8 @@ import uuid
 
 import pytest
 
-from container_fixtures import (build_min_sim_host, busybox_image, container_name, docker_client,  # noqa: F401
-                                privileged_containers_start, recipe_for_test)
+from container_fixtures import (build_min_sim_host, busybox_image, can_privileged, container_name,  # noqa: F401
+                                docker_client, recipe_for_test)
 from wizard.container.lifecycle import Outcome, create_and_start, ensure_container
 from wizard.container.spec import docker_create_kwargs, real_path_of
 from wizard.hosts.container import ContainerHost
@@ -48,12 +48,6 @@ class Collect(Sink):
 
     def text(self) -> str:
         return "\n".join(line.text for line in self.lines)
-
-
-@pytest.fixture(scope="module")
-def can_privileged(docker_client, busybox_image):  # noqa: F811
-    ok, _ = privileged_containers_start(docker_client, busybox_image)
-    return ok
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import uuid
 
 import pytest
 
-from container_fixtures import (build_min_sim_host, busybox_image, container_name, docker_client,  # noqa: F401
-                                privileged_containers_start)
+from container_fixtures import (build_min_sim_host, busybox_image, can_privileged, container_name,  # noqa: F401
+                                docker_client)
 from wizard.cli import EXIT_USAGE, UsageError, add_global_options
 from wizard.cli import image_cmd
 from wizard.container.lifecycle import ensure_container
@@ -46,10 +46,10 @@ def main(argv: list[str]) -> int:
 
 
 @pytest.fixture
-def setup(tmp_path, docker_client, busybox_image, container_name):  # noqa: F811
+def setup(tmp_path, docker_client, busybox_image, container_name, can_privileged):  # noqa: F811
     root = build_min_sim_host(tmp_path / "sim host")
     repo = f"pi05-test-pi-{uuid.uuid4().hex[:8]}"
-    privileged, _ = privileged_containers_start(docker_client, busybox_image)
+    privileged = can_privileged
     override = tmp_path / "recipe override.toml"
     override.write_text(
         f'[image]\nbase = "{busybox_image}"\n\n'
