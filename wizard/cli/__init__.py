@@ -31,6 +31,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "wizard.cli.run_cmd",
     "wizard.cli.status_cmd",
     "wizard.cli.logs_cmd",
+    "wizard.cli.explain_cmd",
+    "wizard.cli.fix_cmd",
+    "wizard.cli.report_cmd",
 )
 
 
