@@ -153,23 +153,33 @@ def aggregate(per_episode: list[FeatureStats]) -> FeatureStats:
     """
     if not per_episode:
         raise ValueError("no episode statistics to aggregate")
-    means = np.stack([s["mean"] for s in per_episode])
-    variances = np.stack([s["std"] ** 2 for s in per_episode])
-    counts = np.stack([s["count"] for s in per_episode])  # (E, 1)
+    keys = [k for k in per_episode[0] if all(k in s for s in per_episode)]
+    return aggregate_stacked({k: np.stack([np.asarray(s[k]) for s in per_episode]) for k in keys})
+
+
+def aggregate_stacked(stacked: dict[str, np.ndarray]) -> FeatureStats:
+    """Combine per-episode statistics held as (E, D) arrays (`count`: (E, 1)), in episode order.
+
+    min of mins, max of maxes, count-weighted mean, pooled variance
+    `sum((var_i + (mean_i - mean)^2) * n_i) / N`, and each quantile key the count-weighted mean.
+    """
+    means = stacked["mean"]
+    variances = stacked["std"] ** 2
+    counts = stacked["count"]  # (E, 1)
     total = counts.sum(axis=0)  # (1,)
     total_mean = (means * counts).sum(axis=0) / total
     spread = means - total_mean
     total_var = ((variances + spread ** 2) * counts).sum(axis=0) / total
     out: FeatureStats = {
-        "min": np.min(np.stack([s["min"] for s in per_episode]), axis=0),
-        "max": np.max(np.stack([s["max"] for s in per_episode]), axis=0),
+        "min": np.min(stacked["min"], axis=0),
+        "max": np.max(stacked["max"], axis=0),
         "mean": total_mean,
         "std": np.sqrt(total_var),
         "count": total,
     }
     for key in QUANTILE_KEYS:
-        if all(key in s for s in per_episode):
-            out[key] = (np.stack([s[key] for s in per_episode]) * counts).sum(axis=0) / total
+        if key in stacked:
+            out[key] = (stacked[key] * counts).sum(axis=0) / total
     return out
 
 
@@ -202,3 +212,154 @@ def to_json(stats: FeatureStats) -> dict[str, list]:
         arr = np.asarray(value)
         out[key] = [int(x) for x in arr.tolist()] if arr.dtype.kind in "iu" else [float(x) for x in arr.tolist()]
     return out
+
+
+# -- vectorized: many episodes of one length at once -------------------------------------------
+
+#: Keys of per-episode statistics, in the order `group_stats` returns them.
+STAT_KEYS = ("min", "max", "mean", "std", "count", *QUANTILE_KEYS)
+
+
+def _edge(j: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray, delta: np.ndarray,
+          wdt: np.dtype, num_bins: int = NUM_BINS) -> np.ndarray:
+    """Edge number `j` of each histogram, exactly as `histogram_edges` computes it (elementwise)."""
+    t = wdt.type
+    jf = j.astype(wdt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        regular = jf * step
+        denormal = (jf / t(num_bins)) * delta
+    value = np.where(step == 0, denormal, regular) + start
+    return np.where(j >= num_bins, stop, value)
+
+
+def _count_less(sorted_rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For each (r, q): how many of `sorted_rows[r, :]` are < `values[r, q]` (a left searchsorted per row)."""
+    rows, length = sorted_rows.shape
+    lo = np.zeros(values.shape, dtype=np.intp)
+    hi = np.full(values.shape, length, dtype=np.intp)
+    r_idx = np.arange(rows)[:, None]
+    for _ in range(int(length).bit_length() + 1):
+        mid = (lo + hi) >> 1
+        probe = sorted_rows[r_idx, np.minimum(mid, length - 1)]
+        active = lo < hi
+        right = active & (probe < values)
+        lo = np.where(right, mid + 1, lo)
+        hi = np.where(active & ~right, mid, hi)
+    return lo
+
+
+def group_stats(episodes: np.ndarray, levels: tuple[float, ...] = QUANTILE_LEVELS) -> dict[str, np.ndarray]:
+    """Statistics of G episodes of the same length n, each as `episode_stats` gives it, in one pass.
+
+    Equal to calling `episode_stats` on each episode (tested bit for bit): `np.mean` over axis 1 of a
+    (G, n, D) array sums each (g, d) in the same order as over axis 0 of one episode's (n, D) (another
+    layout would not: numpy's float32 summation order depends on it), and each histogram quantile is
+    found from the order statistics instead of all 5001 cumulative counts: the first bin whose
+    cumulative count reaches k = ceil(q * n) is the last one whose left edge is <= the k-th smallest value.
+
+    Args:
+        episodes: shape (G, n, D), n >= 1, finite values, the column's dtype.
+
+    Returns:
+        key -> array of shape (G, D) (`count`: (G, 1) int64).
+    """
+    groups, n, dims = episodes.shape
+    count = np.full((groups, 1), n, dtype=np.int64)
+    mean = np.mean(episodes, axis=1)
+    if n < 2:
+        out = {"min": np.min(episodes, axis=1), "max": np.max(episodes, axis=1), "mean": mean,
+               "std": np.std(episodes, axis=1), "count": count}
+        for key in QUANTILE_KEYS:
+            out[key] = mean.astype(np.float64)
+        return out
+    mean_sq = np.mean(episodes ** 2, axis=1)
+    std = np.sqrt(np.maximum(0, mean_sq - mean ** 2))
+    rows = np.sort(np.ascontiguousarray(episodes.transpose(0, 2, 1)).reshape(groups * dims, n), axis=1)
+    lo_r, hi_r = rows[:, 0], rows[:, -1]
+    out = {"min": lo_r.reshape(groups, dims), "max": hi_r.reshape(groups, dims), "mean": mean, "std": std,
+           "count": count}
+
+    wdt = work_dtype(episodes.dtype)
+    t = wdt.type
+    srt = rows.astype(wdt, copy=False)
+    start = (lo_r.astype(wdt) - t(EDGE_PAD))[:, None]          # (R, 1)
+    stop = (hi_r.astype(wdt) + t(EDGE_PAD))[:, None]
+    delta = np.subtract(stop, start, dtype=wdt)
+    step = delta / t(NUM_BINS)
+    targets = np.array([q * n for q in levels], dtype=np.float64)[None, :]        # (1, Q)
+    kth = np.ceil(targets[0]).astype(np.intp)                                      # (Q,)
+    x = srt[:, kth - 1]                                                            # (R, Q)
+    last = NUM_BINS - 1
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        guess = np.floor((x.astype(np.float64) - start) / step.astype(np.float64))
+    guess = np.where(step == 0, last, guess)
+    idx = np.clip(np.nan_to_num(guess, nan=0.0, posinf=last, neginf=0.0), 0, last).astype(np.intp)
+    shape = x.shape
+    bstart, bstop = np.broadcast_to(start, shape), np.broadcast_to(stop, shape)
+    bstep, bdelta = np.broadcast_to(step, shape), np.broadcast_to(delta, shape)
+
+    def edge(j: np.ndarray) -> np.ndarray:
+        return _edge(j, bstart, bstop, bstep, bdelta, wdt)
+
+    # idx = the last edge number in [0, NUM_BINS - 1] whose edge is <= x (edge 0 always is).
+    for _ in range(8):
+        up = (idx < last) & (edge(idx + 1) <= x)
+        down = (idx > 0) & (edge(idx) > x)
+        if not (up.any() or down.any()):
+            break
+        idx = idx + up - down
+    stuck = ((idx > 0) & (edge(idx) > x)) | ((idx < last) & (edge(idx + 1) <= x))
+    for r, q in zip(*np.nonzero(stuck)):  # rounding far from the estimate: search the real edges
+        full = histogram_edges(lo_r[r], hi_r[r], wdt)
+        idx[r, q] = min(int(np.searchsorted(full[1:NUM_BINS], x[r, q], side="right")), last)
+
+    e_lo = edge(idx)
+    e_hi = edge(idx + 1)
+    before = _count_less(srt, e_lo)
+    after = np.where(idx < last, _count_less(srt, e_hi), n)
+    in_bin = (after - before).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = (targets - before) / in_bin
+    width = (e_hi - e_lo).astype(np.float64)
+    value = np.where(in_bin == 0, e_lo.astype(np.float64), e_lo.astype(np.float64) + fraction * width)
+    value = np.where(idx == 0, bstart.astype(np.float64), value)
+    for i, key in enumerate(QUANTILE_KEYS):
+        out[key] = value[:, i].reshape(groups, dims)
+    return out
+
+
+def block_stats(matrix: np.ndarray, lengths: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-episode statistics of consecutive episodes stored in one (R, D) matrix, in episode order.
+
+    Episodes of equal length are computed together (`group_stats`); a length seen once goes through
+    `episode_stats`. Both give the same numbers.
+
+    Args:
+        matrix: shape (R, D), the rows of the episodes one after another, finite values.
+        lengths: shape (E,), each >= 1, summing to R.
+
+    Returns:
+        key -> array of shape (E, D) (`count`: (E, 1)).
+    """
+    lengths = np.asarray(lengths, dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
+    out: dict[str, np.ndarray] = {}
+    for n in np.unique(lengths):
+        members = np.flatnonzero(lengths == n)
+        if len(members) == 1:  # a lone length: the per-episode path has less overhead
+            one = episode_stats(np.ascontiguousarray(matrix[starts[members[0]]:starts[members[0]] + n]))
+            part = {key: np.asarray(value)[None, :] for key, value in one.items()}
+        else:
+            part = group_stats(matrix[starts[members][:, None] + np.arange(n)[None, :]])
+        for key, value in part.items():
+            if key not in out:
+                out[key] = np.empty((len(lengths), value.shape[1]), dtype=value.dtype)
+            out[key][members] = value
+    return out
+
+
+def aggregate_blocks(blocks: list[dict[str, np.ndarray]]) -> FeatureStats:
+    """`aggregate` over per-episode statistics held as (E, D) arrays (from `block_stats`), in episode order."""
+    if not blocks:
+        raise ValueError("no episode statistics to aggregate")
+    return aggregate_stacked({key: np.concatenate([b[key] for b in blocks], axis=0) for key in blocks[0]})

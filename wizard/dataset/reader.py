@@ -59,14 +59,15 @@ def read_episode_index(root: Path, info: DatasetInfo) -> EpisodeIndex:
     video_refs: set[str] = set()
     for path in files:
         try:
-            schema = pq.read_schema(path)
+            pf = pq.ParquetFile(path)
+            schema = pf.schema_arrow
             wanted = ["episode_index", "length", "data/chunk_index", "data/file_index"]
             missing = [c for c in wanted if c not in schema.names]
             if missing:
                 raise DatasetError(f"{path} lacks the column(s) {', '.join(missing)}")
             vid_cols = [f"videos/{k}/{x}" for k in info.video_keys for x in ("chunk_index", "file_index")]
             vid_cols = [c for c in vid_cols if c in schema.names]
-            table = pq.read_table(path, columns=wanted + vid_cols)
+            table = pf.read(columns=wanted + vid_cols, use_threads=False)
         except DatasetError:
             raise
         except (OSError, pa.ArrowException) as exc:
@@ -152,8 +153,25 @@ def open_parquet(path: Path, columns: list[str]) -> pq.ParquetFile:
     return pf
 
 
-def iter_episodes(root: Path, files: list[str], columns: list[str]) -> Iterator[tuple[int, dict[str, pa.Array]]]:
-    """Yield (episode_index, column -> rows) for each episode, in file order.
+def _batches(pf: pq.ParquetFile, columns: list[str]) -> Iterator[pa.RecordBatch]:
+    """Record batches of a file: a whole row group at once when it is small, else `BATCH_ROWS` at a time."""
+    meta = pf.metadata
+    for rg in range(meta.num_row_groups):
+        if meta.row_group(rg).num_rows <= 4 * BATCH_ROWS:
+            table = pf.read_row_group(rg, columns=columns)
+            if table.num_rows:
+                yield table.combine_chunks().to_batches()[0]
+        else:
+            yield from pf.iter_batches(batch_size=BATCH_ROWS, row_groups=[rg], columns=columns)
+
+
+def iter_blocks(root: Path, files: list[str], columns: list[str]
+                ) -> Iterator[tuple[list[int], np.ndarray, dict[str, pa.Array]]]:
+    """Yield blocks of whole episodes: (episode indices, their lengths, column -> rows), in file order.
+
+    A block is what one record batch completes: every episode whose last row has been read. An
+    episode running on into the next batch or file is held back until it ends, so a block holds at
+    most about `BATCH_ROWS` rows plus the largest episode.
 
     Args:
         root: the dataset folder.
@@ -165,15 +183,28 @@ def iter_episodes(root: Path, files: list[str], columns: list[str]) -> Iterator[
             episode whose rows are not contiguous.
     """
     read_cols = list(dict.fromkeys([*columns, "episode_index"]))
-    current: int | None = None
-    pieces: dict[str, list[pa.Array]] = {}
+    runs: list[list[int]] = []          # [episode, rows] of the rows held, in order
+    held: dict[str, list[pa.Array]] = {c: [] for c in columns}
     finished: set[int] = set()
+
+    def flush(keep_last: bool):
+        complete = runs[:-1] if keep_last else runs[:]
+        if not complete:
+            return None
+        rows = sum(n for _, n in complete)
+        block = {c: (parts[0] if len(parts) == 1 else pa.concat_arrays(parts)) for c, parts in held.items()}
+        for c in columns:
+            held[c] = [block[c].slice(rows)] if keep_last else []
+        del runs[:len(complete)]
+        finished.update(ep for ep, _ in complete)
+        return ([ep for ep, _ in complete], np.array([n for _, n in complete], dtype=np.intp),
+                {c: block[c].slice(0, rows) for c in columns})
+
     for rel in files:
         path = Path(root) / rel
         pf = open_parquet(path, read_cols)
         try:
-            batches = pf.iter_batches(batch_size=BATCH_ROWS, columns=read_cols, use_threads=False)
-            for batch in batches:
+            for batch in _batches(pf, read_cols):
                 ep_col = batch.column("episode_index")
                 if ep_col.null_count:
                     raise DatasetError(f"{path}: episode_index has null values")
@@ -181,25 +212,22 @@ def iter_episodes(root: Path, files: list[str], columns: list[str]) -> Iterator[
                 if not len(ep):
                     continue
                 cuts = np.flatnonzero(ep[1:] != ep[:-1]) + 1
-                starts = [0, *cuts.tolist()]
-                ends = [*cuts.tolist(), len(ep)]
-                for s, e in zip(starts, ends):
+                bounds = [0, *cuts.tolist(), len(ep)]
+                for s, e in zip(bounds[:-1], bounds[1:]):
                     idx = int(ep[s])
-                    if idx != current:
-                        if current is not None:
-                            yield current, _combine(pieces)
-                            finished.add(current)
-                        if idx in finished:
-                            raise DatasetError(f"{path}: rows of episode {idx} are not contiguous")
-                        current = idx
-                        pieces = {c: [] for c in columns}
-                    for c in columns:
-                        pieces[c].append(batch.column(c).slice(s, e - s))
+                    if runs and runs[-1][0] == idx:
+                        runs[-1][1] += e - s
+                        continue
+                    if idx in finished or any(r[0] == idx for r in runs):
+                        raise DatasetError(f"{path}: rows of episode {idx} are not contiguous")
+                    runs.append([idx, e - s])
+                for c in columns:
+                    held[c].append(batch.column(c))
+                out = flush(keep_last=True)
+                if out is not None:
+                    yield out
         except (OSError, pa.ArrowException) as exc:
             raise DatasetError(f"{path} is not a readable parquet file: {exc}") from exc
-    if current is not None:
-        yield current, _combine(pieces)
-
-
-def _combine(pieces: dict[str, list[pa.Array]]) -> dict[str, pa.Array]:
-    return {c: (parts[0] if len(parts) == 1 else pa.concat_arrays(parts)) for c, parts in pieces.items()}
+    out = flush(keep_last=False)
+    if out is not None:
+        yield out

@@ -31,8 +31,8 @@ from wizard.dataset.layout import (
     load_info,
     load_stats,
 )
-from wizard.dataset.quantiles import FeatureStats, aggregate, episode_stats, exact_stats, to_json
-from wizard.dataset.reader import column_matrix, iter_episodes, read_episode_index
+from wizard.dataset.quantiles import aggregate_blocks, block_stats, exact_stats, to_json
+from wizard.dataset.reader import column_matrix, iter_blocks, read_episode_index
 
 
 class FeatureSelectionError(DatasetError):
@@ -187,20 +187,24 @@ def compute_stats(
     run.features = names
     index = read_episode_index(root, info)
     dims = {n: info.features[n].shape[0] for n in names}
-    per_episode: dict[str, list[FeatureStats]] = {n: [] for n in names}
+    per_block: dict[str, list[dict[str, np.ndarray]]] = {n: [] for n in names}
     whole: dict[str, list[np.ndarray]] = {n: [] for n in names}
     expected = sum(1 for n in index.lengths.values() if n > 0)
     seen: dict[int, int] = {}
-    for ep, cols in iter_episodes(root, index.data_files, names):
-        n_rows = len(next(iter(cols.values()))) if cols else 0
-        seen[ep] = n_rows
-        run.frames += n_rows
+    for ep_ids, lengths, cols in iter_blocks(root, index.data_files, names):
+        seen.update(zip(ep_ids, lengths.tolist()))
+        run.frames += int(lengths.sum())
+        row_eps = None
         for name in names:
-            matrix, nulls = column_matrix(cols[name], dims[name], f"{name} (episode {ep})")
+            where = f"{name} (episodes {ep_ids[0]}..{ep_ids[-1]})"
+            matrix, nulls = column_matrix(cols[name], dims[name], where)
             if matrix is None:
                 bad = run.nonfinite.setdefault(name, NonFinite())
                 bad.nulls += nulls
-                bad.add_episode(ep)
+                mask = cols[name].is_null().to_numpy(zero_copy_only=False)
+                row_eps = np.repeat(ep_ids, lengths) if row_eps is None else row_eps
+                for ep in (np.unique(row_eps[mask]).tolist() if mask.any() else ep_ids):
+                    bad.add_episode(int(ep))
                 continue
             if matrix.dtype.kind == "f":
                 finite = np.isfinite(matrix)
@@ -209,14 +213,16 @@ def compute_stats(
                     bad.nan += int(np.isnan(matrix).sum())
                     bad.posinf += int(np.isposinf(matrix).sum())
                     bad.neginf += int(np.isneginf(matrix).sum())
-                    bad.add_episode(ep)
+                    row_eps = np.repeat(ep_ids, lengths) if row_eps is None else row_eps
+                    for ep in np.unique(row_eps[~finite.all(axis=1)]).tolist():
+                        bad.add_episode(int(ep))
                     continue
-            if name in run.nonfinite or n_rows == 0:
+            if name in run.nonfinite:
                 continue
             if exact:
                 whole[name].append(matrix)
             else:
-                per_episode[name].append(episode_stats(matrix))
+                per_block[name].append(block_stats(matrix, lengths))
         if progress is not None:
             progress(len(seen), expected)
         if cancelled is not None and cancelled():
@@ -239,8 +245,8 @@ def compute_stats(
             if whole[name]:
                 run.stats[name] = to_json(exact_stats(np.concatenate(whole[name], axis=0)))
                 whole[name] = []
-        elif per_episode[name]:
-            run.stats[name] = to_json(aggregate(per_episode[name]))
+        elif per_block[name]:
+            run.stats[name] = to_json(aggregate_blocks(per_block[name]))
     run.duration_s = time.perf_counter() - started
     return run
 
