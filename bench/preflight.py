@@ -6,6 +6,7 @@ with a hung npu-smi, the run must end within the registry timeout + 0.5 s.
 Figures printed:
 * median / min / max wall time of `run_checks` over the checks a simulated host answers (no network;
   Docker is asked too, as `pi05-wizard check --offline` would).
+* the whole `pi05-wizard check --offline --json` command end to end (Python start-up and imports included).
 * a hung npu-smi killed by its command timeout (1.0 s) under a registry timeout of 2.0 s.
 * a hung npu-smi whose command timeout (3.0 s) outlives the registry timeout (1.0 s): the registry
   abandons it at 1.0 s.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +49,16 @@ def main() -> int:
         print(f"preflight on a healthy simulated 910B host ({len(only)} checks, {args.runs} runs): "
               f"median {statistics.median(walls):.3f} s, min {min(walls):.3f} s, max {max(walls):.3f} s "
               f"(target < 0.300 s)")
+
+        cli = []
+        for _ in range(5):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "wizard", "--root", str(root), "--state-dir", str(Path(tmp) / "state"),
+                            "check", "--offline", "--json"], capture_output=True, check=False,
+                           cwd=Path(__file__).resolve().parents[1])
+            cli.append(time.perf_counter() - start)
+        print(f"`pi05-wizard --root <healthy> check --offline --json` end to end (process start, imports, "
+              f"18 checks): median {statistics.median(cli):.3f} s over 5 runs")
 
         hung = build_sim_host(Path(tmp) / "hung", "npu-smi-hangs")
         ctx = CheckContext(host=LocalHost(hung), requirements=Requirements(command_timeout_s=1.0), offline=True)
