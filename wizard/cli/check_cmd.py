@@ -139,6 +139,9 @@ def handle(args: argparse.Namespace) -> int:
     ctx = _build_context(args)
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
+    if ctx.requirements.command_timeout_s >= args.timeout:
+        # Keep each command's own timeout inside the run's, so a hung command is killed, not orphaned.
+        ctx.requirements = ctx.requirements.model_copy(update={"command_timeout_s": max(0.2, args.timeout * 0.8)})
     start = time.monotonic()
     try:
         results = run_checks(ctx, only=_only(args.only), timeout_s=args.timeout)
