@@ -74,7 +74,7 @@ def _emit_results(io: ActionIO, results: list[CheckResult]) -> None:
 
 
 def _own_work(report: DatasetReport, result: CheckResult) -> bool:
-    if result.id == "dataset-stats":
+    if result.id in ("dataset-stats", "dataset-old-copy"):  # the pre-check step stops on `_old`
         return True
     return result.id == "dataset-format" and report.format == V21 and report.disk_format in (None, V21)
 
