@@ -51,16 +51,31 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for child in _subparsers_below(parser):
+        # Also accept the global options after the command (`check --root DIR`); SUPPRESS keeps a
+        # value given before the command from being reset by the subparser's default.
+        add_global_options(child, default=argparse.SUPPRESS)
     return parser
 
 
-def add_global_options(parser: argparse.ArgumentParser) -> None:
-    """Options every command (and the TUI) shares."""
-    parser.add_argument("--root", metavar="DIR", default=None,
+def _subparsers_below(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every parser under `parser`'s subcommands, at any depth (`image save`, `dataset stats`)."""
+    found: list[argparse.ArgumentParser] = []
+    for action in parser._actions:  # argparse offers no public walk over subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                found.append(child)
+                found.extend(_subparsers_below(child))
+    return found
+
+
+def add_global_options(parser: argparse.ArgumentParser, default: object = None) -> None:
+    """Options every command (and the TUI) shares: --root, --recipe, --state-dir."""
+    parser.add_argument("--root", metavar="DIR", default=default,
                         help="treat DIR as the host's / (a simulated host); default: the real machine")
-    parser.add_argument("--recipe", metavar="FILE", default=None,
+    parser.add_argument("--recipe", metavar="FILE", default=default,
                         help="a recipe override file (TOML), applied after the user's config")
-    parser.add_argument("--state-dir", metavar="DIR", default=None,
+    parser.add_argument("--state-dir", metavar="DIR", default=default,
                         help="where stage state and logs live (default: the platformdirs state dir)")
 
 
