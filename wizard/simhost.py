@@ -27,8 +27,10 @@ Variants (`VARIANTS`), each a healthy host with one thing broken:
   mounted at `ROOT/dev/shm` (needs root and CAP_SYS_ADMIN; without them `SimHostError` is raised,
   since a plain folder there would measure the real disk). Call `teardown_sim_host` to unmount.
 
-The `docker`, `disk` and `network` checks still ask this machine (a daemon, free space and the
-internet cannot be simulated by files).
+The `docker` and `network` checks still ask this machine (a daemon and the internet cannot be
+simulated by files). So does `disk`, unless the host is built with `disks=True` (the demo does):
+then 2 TiB tmpfs mounts at `ROOT/var/lib/docker` and `ROOT/data` stand for the host's disks (a
+tmpfs size is only a limit; it costs no memory until written). Call `teardown_sim_host` to unmount.
 """
 
 from __future__ import annotations
@@ -129,12 +131,14 @@ def teardown_sim_host(root: str | os.PathLike[str]) -> None:
     listing.unlink()
 
 
-def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy") -> Path:
+def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks: bool = False) -> Path:
     """Build a simulated 910B host under `root` (created if needed; existing files are overwritten).
 
     Args:
         root: the folder standing for `/` (pass it as `pi05-wizard --root`). May contain spaces.
         variant: one of `VARIANTS`.
+        disks: also mount 2 TiB tmpfs "disks" for Docker's root and the data folder, so the `disk`
+            check measures the simulated host instead of this machine (needs root; see the module doc).
 
     Returns:
         The root as an absolute Path.
@@ -227,4 +231,7 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy") -> Pa
         _mount_tmpfs(base, "dev/shm", "64m")
     elif marker.exists():
         marker.unlink()
+    if disks:
+        for rel in ("var/lib/docker", "data"):
+            _mount_tmpfs(base, rel, "2T")
     return base
