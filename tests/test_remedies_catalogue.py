@@ -15,11 +15,13 @@ ISSUE_IDS = [
     "patch-already-applied", "patch-does-not-apply", "dataset-needs-v30", "dataset-conversion-failed",
     "quantile-stats-missing", "paligemma-offline", "world-size-mismatch", "benign-warning",
 ]
+# Ids the container package (pull, container stage) reports; added when the parts met.
+CONTAINER_IDS = ["image-not-found", "registry-unreachable", "container-drift"]
 
 
 def test_every_issue_id_present_with_real_patterns():
     cat = load_catalogue()
-    assert sorted(cat.ids) == sorted(ISSUE_IDS)
+    assert sorted(cat.ids) == sorted(ISSUE_IDS + CONTAINER_IDS)
     for r in cat.remedy:
         assert r.patterns, r.id
         assert len(r.explain) == 2 and all(s.strip().endswith(".") for s in r.explain), r.id

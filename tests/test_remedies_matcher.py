@@ -110,12 +110,27 @@ VARIANTS = [
     ("A module that was compiled using NumPy 1.x cannot be run in NumPy 2.0.2 as it may crash.", "numpy-conflict"),
     ("WARNING: Running pip as the 'root' user can result in broken permissions", "benign-warning"),
     ("tar: ./x: Cannot change ownership to uid 1000, gid 1000: Operation not permitted", "benign-warning"),
+    # Docker engine texts as `docker pull` prints them (the pull's own plain lines carry a [remedy: id] marker)
+    ("Error response from daemon: manifest for swr.cn-south-1.myhuaweicloud.com/ascendhub/cann:9.9-nope not found: manifest unknown: manifest unknown", "image-not-found"),
+    ("Error response from daemon: pull access denied for pi05/base, repository does not exist or may require 'docker login'", "image-not-found"),
+    ("  engine said: not found [remedy: image-not-found]", "image-not-found"),
+    ('Error response from daemon: Get "https://swr.cn-south-1.myhuaweicloud.com/v2/": dial tcp: lookup swr.cn-south-1.myhuaweicloud.com: no such host', "registry-unreachable"),
+    ('Error response from daemon: Get "https://registry-1.docker.io/v2/": net/http: TLS handshake timeout', "registry-unreachable"),
+    ("the existing container pi differs from the recipe in what matters:", "container-drift"),
+    ("not recreating pi without your confirmation; re-run with --yes to remove and recreate it", "container-drift"),
 ]
 
 
 @pytest.mark.parametrize("line, rid", VARIANTS)
 def test_variant_lines(line, rid):
     assert rid in {m.id for m in match_text(line)}
+
+
+def test_missing_cann_image_is_not_read_as_cann_env():
+    # the image name holds "cann:"; this is a registry answer, not a missing toolkit
+    line = ("Error response from daemon: manifest for swr.cn-south-1.myhuaweicloud.com/ascendhub/"
+            "cann:8.1.rc1-910b-ubuntu22.04-py3.10 not found: manifest unknown: manifest unknown")
+    assert {m.id for m in match_text(line)} == {"image-not-found"}
 
 
 @pytest.mark.parametrize("line, cls", [
