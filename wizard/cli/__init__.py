@@ -34,6 +34,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "wizard.cli.explain_cmd",
     "wizard.cli.fix_cmd",
     "wizard.cli.report_cmd",
+    "wizard.cli.demo_cmd",
+    "wizard.cli.serve_cmd",
 )
 
 

@@ -1,0 +1,159 @@
+"""Provides `Pi05WizardApp`, the Textual app of pi05-wizard, and `run_app(args)` that the CLI launches.
+
+The app holds no domain logic: it gets a `wizard.session.Session` (recipe, host, locations, state
+store) and the list of stages, and its screens call the engine (`run_checks`, `run_stage`). Tests
+build the app with `make_app(session, stages=[...])` on a temporary state folder and never touch
+the real user directories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import time
+from typing import Any, Callable, Iterable, Sequence
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from screens.home import HomeScreen
+from screens.welcome import WelcomeScreen
+
+
+def default_stages() -> list[Any]:
+    """The recipe's stages in pipeline order, plus any `PI05_WIZARD_EXTRA_STAGES` (as the CLI's `run`)."""
+    from wizard.stage_lookup import extra_stages
+    from wizard.stages.registry import all_stages
+
+    return list(all_stages()) + extra_stages()
+
+
+class Pi05WizardApp(App[int]):
+    """The wizard: a home screen with the stage pipeline, and a screen per running step.
+
+    Args:
+        session: the world the wizard works on (`wizard.session.Session`): `.locations`,
+            `.store`, `.host`, `.context()` (a `StageContext`), `.check_context()` when present.
+        stages: the stages to show, in order; defaults to the registry's. Tests pass small
+            stages whose steps are local commands.
+        demo: show DEMO in the header; defaults to `session.demo` (set by `pi05-wizard demo`).
+        clock: seconds since the epoch, for "5 min ago" and step timers; tests freeze it so
+            snapshots never show a moving time.
+        welcome: show the first-run welcome; defaults to "the welcome was never dismissed here".
+        check_ids: the preflight check ids to run (default: all of `checks.registry.CHECKS`).
+        offline: skip the network probes in preflight.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "pi05-wizard"
+    SUB_TITLE = "Pi-0.5 on Ascend 910B"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    BINDINGS = [Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True)]
+
+    def __init__(
+        self,
+        session: Any,
+        stages: Sequence[Any] | None = None,
+        *,
+        demo: bool | None = None,
+        clock: Callable[[], float] = time.time,
+        welcome: bool | None = None,
+        check_ids: Sequence[str] | None = None,
+        offline: bool = False,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.stages: list[Any] = list(stages) if stages is not None else default_stages()
+        self.demo = bool(getattr(session, "demo", False)) if demo is None else demo
+        self.clock = clock
+        if welcome is None:
+            welcome = not session.locations.welcome_seen.exists()
+        self.show_welcome = welcome
+        self.check_ids = list(check_ids) if check_ids is not None else None
+        self.offline = offline
+        self._stage_ctx: Any = None
+        self._stage_ctx_error: str | None = None
+        if self.demo:
+            self.title = "pi05-wizard  DEMO"
+            self.sub_title = "simulated 910B host"
+
+    # -- the engine, as the screens see it ------------------------------------------------------
+
+    def stage(self, stage_id: str) -> Any | None:
+        """The stage with this id among the app's stages, or None."""
+        return next((s for s in self.stages if s.id == stage_id), None)
+
+    def records(self) -> dict[str, Any]:
+        """Every stage's last `StageRecord`, keyed by stage id (from the state store)."""
+        return self.session.store.all()
+
+    def stage_context(self) -> Any | None:
+        """The session's `StageContext`, built once; None (and `context_error` set) when it cannot be."""
+        if self._stage_ctx is None and self._stage_ctx_error is None:
+            try:
+                self._stage_ctx = self.session.context()
+            except Exception as exc:  # a bad recipe must show as a message, not a traceback
+                self._stage_ctx_error = f"{type(exc).__name__}: {exc}"
+        return self._stage_ctx
+
+    @property
+    def context_error(self) -> str | None:
+        """Why `stage_context()` failed, if it did."""
+        return self._stage_ctx_error
+
+    # -- app lifecycle --------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(HomeScreen())
+        if self.show_welcome:
+            self.push_screen(WelcomeScreen(self.session.locations), self._welcome_closed)
+
+    def _welcome_closed(self, _: object = None) -> None:
+        marker = self.session.locations.welcome_seen
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:  # a read-only state dir only means the welcome shows again next time
+            pass
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every key binding that applies on the current screen, plus the screen's own extras."""
+        yield from super().get_system_commands(screen)
+        seen: set[str] = set()
+        for binding in getattr(screen, "BINDINGS", []):
+            if not isinstance(binding, Binding) or not binding.description or binding.action in seen:
+                continue
+            action = binding.action.split("(")[0]
+            if screen.check_action(action, ()) is False:
+                continue
+            seen.add(binding.action)
+            key = binding.key_display or binding.key.split(",")[0]
+            yield SystemCommand(binding.description, f"key: {key}", functools.partial(screen.run_action, binding.action))
+        extra = getattr(screen, "palette_commands", None)
+        if callable(extra):
+            yield from extra()
+
+
+def make_app(session: Any, stages: Sequence[Any] | None = None, **kwargs: Any) -> Pi05WizardApp:
+    """The app factory (tests and `demo` use it): see `Pi05WizardApp` for the arguments."""
+    return Pi05WizardApp(session, stages, **kwargs)
+
+
+def run_app(args: argparse.Namespace, demo: bool = False) -> int:
+    """Build the session from `--root/--recipe/--state-dir`, run the app, return its exit code.
+
+    Raises:
+        wizard.cli.UsageError: when the session cannot be built (bad recipe, bad folder).
+    """
+    from wizard.cli import UsageError
+    from wizard.recipe import RecipeError
+    from wizard.session import Session
+
+    try:
+        session = Session.from_args(args)
+    except RecipeError as exc:
+        raise UsageError(str(exc)) from exc
+    app = make_app(session, demo=demo or None)
+    result = app.run()
+    return int(result or 0) if app.return_code in (None, 0) else int(app.return_code)

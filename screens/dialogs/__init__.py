@@ -1,0 +1,1 @@
+"""Modal screens of the wizard: confirm, help, plan, log viewer, remedy."""

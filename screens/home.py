@@ -1,0 +1,245 @@
+"""Provides `HomeScreen`: the stage pipeline with each stage's status, and the selected stage's details."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from screens.widgets.stage_list import StageList
+from screens.widgets.status import STATUS_LOOK, STATUS_STYLE, status_value
+
+#: Statuses that mean "this stage still needs doing" for `n`.
+_DONE = {"succeeded", "skipped"}
+#: Statuses a restart should land on, so the operator can re-run them at once.
+_RESUME = {"interrupted", "failed", "running", "cancelled"}
+
+
+def next_pending(stages: list[Any], records: dict[str, Any]) -> Any | None:
+    """The first stage, in pipeline order, whose last run did not succeed (None when all did)."""
+    for stage in stages:
+        rec = records.get(stage.id)
+        if status_value(getattr(rec, "status", None)) not in _DONE:
+            return stage
+    return None
+
+
+def resume_target(stages: list[Any], records: dict[str, Any]) -> Any | None:
+    """The stage to select on start: the first interrupted/failed/cancelled one, else the next pending one."""
+    for stage in stages:
+        if status_value(getattr(records.get(stage.id), "status", None)) in _RESUME:
+            return stage
+    return next_pending(stages, records)
+
+
+class HomeScreen(Screen[None]):
+    """The pipeline (preflight ... image) on the left, the selected stage's details on the right."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Run", priority=True),
+        Binding("n", "next", "Next pending"),
+        Binding("r", "rerun", "Re-run"),
+        Binding("l", "last_log", "Last log"),
+        Binding("p", "plan", "Plan"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="home-body"):
+            with Vertical(id="pipeline") as pipeline:
+                pipeline.border_title = "Pipeline"
+                yield StageList(self.app.clock, id="stage-list")
+                yield Static(id="next-hint")
+            with VerticalScroll(id="details") as details:
+                details.border_title = "Details"
+                yield Static(id="details-body")
+        yield Footer()
+
+    @property
+    def stage_list(self) -> StageList:
+        return self.query_one(StageList)
+
+    def on_mount(self) -> None:
+        self.reload()
+        target = resume_target(self.app.stages, self._records)
+        if target is not None:
+            self.stage_list.select_stage(target.id)
+        self.stage_list.focus()
+        self.show_details()
+
+    def on_screen_resume(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        """Re-read the state store and redraw the list, hint and details."""
+        self._records = self.app.records()
+        self.stage_list.show(self.app.stages, self._records)
+        nxt = next_pending(self.app.stages, self._records)
+        hint = self.query_one("#next-hint", Static)
+        if nxt is None:
+            hint.update(Text("Every stage has succeeded.", style="green"))
+        else:
+            hint.update(Text.from_markup(f"Next: [b]{nxt.title}[/b]  (press [b]n[/b])"))
+        self.show_details()
+        self.refresh_bindings()
+
+    # -- details --------------------------------------------------------------------------------
+
+    @property
+    def selected(self) -> Any | None:
+        """The stage under the cursor."""
+        stage_id = self.stage_list.selected_stage_id
+        return self.app.stage(stage_id) if stage_id else None
+
+    def on_data_table_row_highlighted(self, _: DataTable.RowHighlighted) -> None:
+        self.show_details()
+        self.refresh_bindings()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def show_details(self) -> None:
+        """Describe the selected stage: what it does, its steps, its last verdict."""
+        stage = self.selected
+        body = self.query_one("#details-body", Static)
+        if stage is None:
+            body.update("")
+            return
+        body.update(Group(*self._describe(stage)))
+
+    def _describe(self, stage: Any) -> Iterable[Any]:
+        rec = self._records.get(stage.id)
+        value = status_value(getattr(rec, "status", None))
+        mark, word = STATUS_LOOK.get(value, ("?", value))
+        yield Text(stage.title, style="bold")
+        yield Text(stage.description + "\n")
+        where = status_value(getattr(stage, "where", "host"))
+        yield Text(f"Runs on the {where}.", style="dim")
+        if stage.depends_on:
+            needs = Text("Needs: ", style="dim")
+            for i, dep in enumerate(stage.depends_on):
+                dep_value = status_value(getattr(self._records.get(dep), "status", None))
+                dep_stage = self.app.stage(dep)
+                needs.append(", " if i else "")
+                needs.append(f"{dep_stage.title if dep_stage else dep} ", style="dim")
+                needs.append(STATUS_LOOK.get(dep_value, ("?",))[0], style=STATUS_STYLE.get(dep_value, ""))
+            yield needs
+        yield Text("\nLast verdict", style="bold underline")
+        verdict = Text(f"{mark} {word}", style=STATUS_STYLE.get(value, ""))
+        if rec is None:
+            verdict.append("  (never run)", style="dim")
+        elif getattr(rec, "exit_code", None) not in (None, 0):
+            verdict.append(f"  exit code {rec.exit_code}", style="dim")
+        yield verdict
+        failed = getattr(rec, "failed_step", None)
+        if failed is not None:
+            yield Text(f"Stopped at step {failed.index + 1}: {failed.title}")
+        if getattr(rec, "reason", None):
+            yield Text(rec.reason)
+        if getattr(rec, "remedies", None):
+            yield Text("Known problem matched: " + ", ".join(rec.remedies) + " (open the stage to see the fix)",
+                       style="yellow")
+        if getattr(rec, "log_path", None):
+            yield Text(f"Log: {self._short_path(rec.log_path)}  (press l)", style="dim")
+        yield Text("\nSteps  (press p for the full commands)", style="bold underline")
+        steps, error = self._steps(stage)
+        if error:
+            yield Text(f"The steps cannot be listed: {error}", style="red")
+        for i, step in enumerate(steps or [], start=1):
+            yield Text(f"{i:>2}. {step.title}", no_wrap=True, overflow="ellipsis")
+            yield Text(f"    {step.command_text()}", style="dim", no_wrap=True, overflow="ellipsis")
+
+    def _short_path(self, path: str) -> str:
+        """A log path relative to the state folder when it lives there (shorter, and stable in tests)."""
+        try:
+            return str(Path(path).relative_to(self.app.session.locations.state_dir))
+        except ValueError:
+            return path
+
+    def _steps(self, stage: Any) -> tuple[list[Any] | None, str | None]:
+        ctx = self.app.stage_context()
+        if ctx is None:
+            return None, self.app.context_error
+        try:
+            return list(stage.steps(ctx)), None
+        except Exception as exc:  # a stage that cannot plan says why instead of crashing the screen
+            return None, f"{type(exc).__name__}: {exc}"
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        stage = self.selected if self.is_mounted else None
+        if action in ("open", "rerun", "plan") and stage is None:
+            return False
+        if action == "last_log":
+            rec = self._records.get(stage.id) if stage is not None and hasattr(self, "_records") else None
+            return None if rec is None or not getattr(rec, "log_path", None) else True
+        if action == "next" and hasattr(self, "_records"):
+            return next_pending(self.app.stages, self._records) is not None
+        return True
+
+    def _run(self, stage: Any, force: bool) -> None:
+        if stage.id == "preflight":
+            from screens.preflight import PreflightScreen
+
+            self.app.push_screen(PreflightScreen(stage))
+        else:
+            from screens.stage import StageScreen
+
+            self.app.push_screen(StageScreen(stage, force=force))
+
+    def action_open(self) -> None:
+        if self.selected is not None:
+            self._run(self.selected, force=False)
+
+    def action_rerun(self) -> None:
+        if self.selected is not None:
+            self._run(self.selected, force=True)
+
+    def action_next(self) -> None:
+        stage = next_pending(self.app.stages, self._records)
+        if stage is None:
+            self.notify("Every stage has succeeded.")
+            return
+        self.stage_list.select_stage(stage.id)
+        self._run(stage, force=False)
+
+    def action_last_log(self) -> None:
+        from screens.dialogs.log_viewer import LogViewer
+
+        stage = self.selected
+        rec = self._records.get(stage.id) if stage else None
+        path = getattr(rec, "log_path", None)
+        self.app.push_screen(LogViewer(f"Last log: {stage.title if stage else ''}", Path(path) if path else None))
+
+    def action_plan(self) -> None:
+        from screens.dialogs.plan import PlanDialog
+
+        stage = self.selected
+        if stage is None:
+            return
+        steps, error = self._steps(stage)
+        self.app.push_screen(PlanDialog(stage.title, status_value(stage.where), steps, error or ""))
+
+    def action_help(self) -> None:
+        from screens.dialogs.help import HelpDialog
+
+        self.app.push_screen(HelpDialog())
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        """One "Run" and one "Plan" command per stage, so the palette reaches every stage by name."""
+        for stage in self.app.stages:
+            yield SystemCommand(f"Run: {stage.title}", stage.description,
+                                lambda s=stage: self._run(s, force=False))
+            yield SystemCommand(f"Plan: {stage.title}", "Preview the commands; runs nothing",
+                                lambda s=stage: (self.stage_list.select_stage(s.id), self.action_plan()))

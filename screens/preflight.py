@@ -1,0 +1,266 @@
+"""Provides `PreflightScreen`: every host check started at once, each row filled in as its result arrives.
+
+The checks run in one thread worker through `checks.registry.run_checks`, whose `on_result`
+callback (called from the checks' own threads) hands each result to the UI with
+`call_from_thread`. Selecting a row shows the check's messages, the plain reason and the remedy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ListView, Static
+
+from screens.widgets.check_row import CheckRow
+from screens.widgets.status import CHECK_STYLE
+
+_LEVEL_MARK = {"info": ("·", "dim"), "warn": ("!", "yellow"), "error": ("✗", "red")}
+_STATUS_WORD = {"ok": "ok", "warn": "warning", "fail": "failed", "skip": "skipped", "error": "could not check"}
+
+
+def save_preflight_record(store: Any, results: list[Any], started: Any, host_name: str | None) -> Any:
+    """Persist the preflight verdict the way the `preflight` stage does: failed on any fail or error.
+
+    Returns:
+        The saved `StageRecord`.
+    """
+    from wizard.state import StageRecord, StageStatus, utcnow
+
+    problems = [r for r in results if r.status.is_problem]
+    rec = StageRecord(
+        stage_id="preflight",
+        status=StageStatus.FAILED if problems else StageStatus.SUCCEEDED,
+        started=started, finished=utcnow(), exit_code=1 if problems else 0,
+        reason=(f"{len(problems)} of {len(results)} checks failed: " + ", ".join(r.id for r in problems))
+        if problems else None,
+        remedies=[rid for r in problems for rid in r.remedies],
+        host=host_name,
+    )
+    store.save(rec)
+    return rec
+
+
+class PreflightScreen(Screen[None]):
+    """The preflight checks as a list (left) and the selected check's details (right).
+
+    Args:
+        stage: the `preflight` Stage (for its title; the checks come from the check registry).
+    """
+
+    BINDINGS = [
+        Binding("r", "rerun", "Re-run checks"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    running: reactive[bool] = reactive(False)
+
+    def __init__(self, stage: Any = None) -> None:
+        super().__init__()
+        self.stage = stage
+        self.results: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        from checks.registry import select
+
+        yield Header()
+        yield Static(id="pf-summary")
+        with Horizontal(id="pf-body"):
+            with Vertical(id="checks") as box:
+                box.border_title = "Checks"
+                yield ListView(*[CheckRow(c.id, c.title) for c in select(self.app.check_ids)], id="check-list")
+            with VerticalScroll(id="check-details") as details:
+                details.border_title = "Details"
+                yield Static(id="check-body")
+        yield Footer()
+
+    @property
+    def rows(self) -> list[CheckRow]:
+        return list(self.query(CheckRow))
+
+    def on_mount(self) -> None:
+        self.set_interval(0.1, self._spin)
+        self.query_one(ListView).focus()
+        self.action_rerun()
+
+    def _spin(self) -> None:
+        if self.running:
+            for row in self.rows:
+                if row.result is None:
+                    row.frame += 1
+
+    # -- running --------------------------------------------------------------------------------
+
+    def action_rerun(self) -> None:
+        if self.running:
+            return
+        self.results = {}
+        for row in self.rows:
+            row.result = None
+        self.running = True
+        self._paint_summary()
+        self._paint_details()
+        self._checks_worker()
+
+    @work(thread=True, exclusive=True, group="preflight")
+    def _checks_worker(self) -> None:
+        from checks.registry import run_checks
+        from wizard.state import utcnow
+
+        app = self.app
+        started = utcnow()
+        try:
+            ctx = app.session.check_context(offline=app.offline)
+            results = run_checks(ctx, only=app.check_ids,
+                                 on_result=lambda res: app.call_from_thread(self.result_arrived, res))
+            save_preflight_record(app.session.store, results, started, getattr(app.session.host, "name", None))
+        except Exception as exc:  # the one error funnel: the summary line says it
+            app.call_from_thread(self.run_broke, f"{type(exc).__name__}: {exc}")
+            return
+        app.call_from_thread(self.all_done, results)
+
+    def result_arrived(self, result: Any) -> None:
+        """One check finished (UI thread)."""
+        self.results[result.id] = result
+        for row in self.rows:
+            if row.check_id == result.id:
+                row.result = result
+        self._paint_summary()
+        if self._selected_id() == result.id:
+            self._paint_details()
+
+    def all_done(self, results: list[Any]) -> None:
+        """Every check has a result (UI thread); late ones (timeouts) are filled in here."""
+        for res in results:
+            if res.id not in self.results:
+                self.result_arrived(res)
+        self.running = False
+        self._paint_summary()
+        self._paint_details()
+        self.refresh_bindings()
+
+    def run_broke(self, reason: str) -> None:
+        self.running = False
+        self.query_one("#pf-summary", Static).update(Text(f"The checks could not run: {reason}", style="bold red"))
+        self.refresh_bindings()
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def _blocked_stages(self) -> list[str]:
+        """Titles of the stages that need a clean preflight (they depend on it)."""
+        return [s.title for s in self.app.stages if "preflight" in s.depends_on]
+
+    def _paint_summary(self) -> None:
+        total = len(self.rows)
+        done = len(self.results)
+        counts: dict[str, int] = {}
+        for res in self.results.values():
+            counts[res.status.value] = counts.get(res.status.value, 0) + 1
+        line = Text()
+        if self.running:
+            line.append(f"Checking the host… {done} of {total} done.  ", style="bold cyan")
+        problems = counts.get("fail", 0) + counts.get("error", 0)
+        for value, word in (("ok", "ok"), ("warn", "warnings"), ("fail", "failed"), ("error", "could not check"),
+                            ("skip", "skipped")):
+            if counts.get(value):
+                line.append(f"{counts[value]} {word}  ", style=CHECK_STYLE.get(value, ""))
+        if not self.running and done:
+            blocked = self._blocked_stages()
+            if problems:
+                nxt = f" {', '.join(blocked)} cannot start until they pass." if blocked else ""
+                line.append(f"\n✗ {problems} check{'s' if problems > 1 else ''} must be fixed first.{nxt} "
+                            "Select one to see the fix; press r to check again.", style="bold red")
+            else:
+                line.append("\n✓ This host is ready for the next stage. Press Esc to go back, then n.",
+                            style="bold green")
+        self.query_one("#pf-summary", Static).update(line)
+
+    def _selected_id(self) -> str | None:
+        item = self.query_one(ListView).highlighted_child
+        return item.check_id if isinstance(item, CheckRow) else None
+
+    def on_list_view_highlighted(self, _: ListView.Highlighted) -> None:
+        self._paint_details()
+
+    def _paint_details(self) -> None:
+        check_id = self._selected_id()
+        body = self.query_one("#check-body", Static)
+        row = next((r for r in self.rows if r.check_id == check_id), None)
+        if row is None:
+            body.update("")
+            return
+        body.update(Group(*self._describe(row)))
+
+    def _describe(self, row: CheckRow) -> Iterable[Any]:
+        res = row.result
+        yield Text(row.title, style="bold")
+        if res is None:
+            yield Text("Checking…", style="dim")
+            return
+        value = res.status.value
+        yield Text(f"{res.status.mark} {_STATUS_WORD.get(value, value)}: {res.summary}", style=CHECK_STYLE.get(value, ""))
+        if res.status.is_problem:
+            blocked = self._blocked_stages()
+            if blocked:
+                yield Text(f"This blocks the next stage: {', '.join(blocked)}.", style="bold red")
+        elif value == "warn":
+            yield Text("This does not block the next stage, but deserves a look.", style="yellow")
+        if res.messages:
+            yield Text("")
+        for msg in res.messages:
+            mark, style = _LEVEL_MARK.get(msg.level.value, ("·", ""))
+            yield Text.assemble((f"{mark} ", style), msg.text)
+            if msg.link:
+                yield Text(f"  more: {msg.link}", style="dim")
+        catalogue = _catalogue()
+        for rid in res.remedies:
+            remedy = catalogue.get(rid) if catalogue is not None else None
+            yield Text("")
+            if remedy is None:
+                yield Text(f"Fix: see `pi05-wizard explain {rid}`", style="bold")
+                continue
+            yield Text(f"Why: {remedy.explanation}")
+            yield Text.assemble(("Fix: ", "bold green"), remedy.instructions)
+            if remedy.fix:
+                yield Text(f"  (or run: pi05-wizard fix {rid})", style="dim")
+        if res.details:
+            yield Text("\nFound", style="bold underline")
+            for key, val in res.details.items():
+                yield Text(f"{key}: {_short(val)}", style="dim", no_wrap=True, overflow="ellipsis")
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rerun":
+            return None if self.running else True
+        return True
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_help(self) -> None:
+        from screens.dialogs.help import HelpDialog
+
+        self.app.push_screen(HelpDialog())
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _catalogue() -> Any | None:
+    try:
+        from wizard.remedies import load_catalogue
+
+        return load_catalogue()
+    except Exception:  # no catalogue: the details still show the check's own messages
+        return None

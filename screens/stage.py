@@ -1,0 +1,379 @@
+"""Provides `StageScreen`: one stage running live (steps, timers, bounded output), and its failure view.
+
+The stage runs in a thread worker through `wizard.runner.run_stage`; the screen is one of the
+runner's sinks (`UISink`). Lines go into a `LineBuffer` and reach the `StageLog` in batches on a
+timer; only the rare step events hop to the UI thread with `call_from_thread`.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from screens.widgets.stage_log import LineBuffer, StageLog, render_line
+from screens.widgets.status import STATUS_LOOK, STATUS_STYLE, format_duration, status_value
+from screens.widgets.step_list import StepList
+from wizard.events import Sink, StepOutcome
+
+
+def outcome_state(outcome: StepOutcome) -> tuple[str, str]:
+    """The step-list state and short note for a finished step."""
+    if outcome.skipped:
+        return "skipped", "already done"
+    if outcome.cancelled:
+        return "cancelled", "cancelled"
+    if outcome.ok:
+        return "ok", ""
+    if outcome.timed_out:
+        return "failed", "timed out"
+    if outcome.error:
+        return "failed", outcome.error[:60]
+    return "failed", f"exit code {outcome.exit_code}"
+
+
+class UISink(Sink):
+    """The runner's sink for the UI: lines into a bounded buffer, step events onto the UI thread."""
+
+    def __init__(self, screen: "StageScreen", buffer: LineBuffer) -> None:
+        self.screen = screen
+        self.buffer = buffer
+
+    def _ui(self, callback: Any, *args: Any) -> None:
+        self.screen.app.call_from_thread(callback, *args)
+
+    def stage_started(self, stage_id: str, steps: list[Any]) -> None:
+        self._ui(self.screen.steps_known, [s.title for s in steps])
+
+    def step_started(self, index: int, step: Any) -> None:
+        self._ui(self.screen.step_list.mark, index, "running")
+
+    def line(self, line: Any) -> None:
+        self.buffer.push(line)
+
+    def line_batch(self, texts: list[str], stream: str, time: float, step: int, progress: bool) -> None:
+        self.buffer.push_batch(texts, stream, time, step, progress)
+
+    def step_finished(self, index: int, step: Any, outcome: StepOutcome) -> None:
+        self._ui(self.screen.step_list.mark, index, *outcome_state(outcome))
+
+
+def _catalogue() -> Any | None:
+    """The remedy catalogue, or None when it cannot be loaded (then `f` is absent)."""
+    try:
+        from wizard.remedies import load_catalogue
+
+        return load_catalogue()
+    except Exception:  # a missing or broken catalogue only means no one-key fixes
+        return None
+
+
+class StageScreen(Screen[None]):
+    """Runs one stage on mount; `r` re-runs, `c` cancels (asks first), `f` applies a matched fix.
+
+    Args:
+        stage: the `Stage` to run.
+        force: run even when the stage's `done()` probe says its work is there.
+    """
+
+    BINDINGS = [
+        Binding("c", "cancel", "Cancel"),
+        Binding("r", "rerun", "Re-run"),
+        Binding("f", "fix", "Fix"),
+        Binding("l", "full_log", "Full log"),
+        Binding("p", "plan", "Plan"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    #: "idle", "running", or the final `StageStatus` value of the last run.
+    status: reactive[str] = reactive("idle")
+
+    def __init__(self, stage: Any, force: bool = False) -> None:
+        super().__init__()
+        self.stage = stage
+        self.force = force
+        self.buffer = LineBuffer()
+        self.cancel_event = threading.Event()
+        self.record: Any = None
+        self.matches: list[Any] = []
+        self.catalogue = _catalogue()
+        self._started_at: float | None = None
+        self._error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="stage-head")
+        yield StepList(self.app.clock, id="steps")
+        failure = Static(id="failure")
+        failure.border_title = "What went wrong"
+        yield failure
+        log = StageLog(self.buffer, id="stage-log")
+        log.border_title = "Output (the full log is in the log file: press l)"
+        yield log
+        yield Footer()
+
+    @property
+    def step_list(self) -> StepList:
+        return self.query_one(StepList)
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._paint_head)
+        self.start(force=self.force)
+
+    def on_unmount(self) -> None:
+        # Leaving the app mid-run must not leave a step running.
+        self.cancel_event.set()
+
+    # -- running --------------------------------------------------------------------------------
+
+    def start(self, force: bool) -> None:
+        """Run (or re-run) the stage in a thread worker."""
+        self.cancel_event = threading.Event()
+        self.record, self.matches, self._error = None, [], None
+        self.buffer.clear()
+        self.query_one(StageLog).clear()
+        self._started_at = self.app.clock()
+        self.remove_class("-failed")
+        self.status = "running"
+        self._run_worker(force)
+
+    def steps_known(self, titles: list[str]) -> None:
+        """The runner announced the step list (UI thread)."""
+        self.step_list.set_steps(titles)
+        self._paint_head()
+
+    @work(thread=True, exclusive=True, group="stage-run")
+    def _run_worker(self, force: bool) -> None:
+        from wizard.runner import run_stage
+        from wizard.state import LockHeld, WizardLock
+
+        app = self.app
+        sinks: list[Any] = [UISink(self, self.buffer)]
+        matcher = None
+        if self.catalogue is not None:
+            from wizard.remedies import RemedyMatcher
+
+            matcher = RemedyMatcher(self.catalogue)
+            sinks.append(matcher)
+        try:
+            ctx = app.session.context()
+            with WizardLock(app.session.locations):
+                record = run_stage(self.stage, ctx, sinks, self.cancel_event, app.session.store, force=force)
+        except LockHeld as exc:
+            app.call_from_thread(self._run_broke, str(exc))
+            return
+        except Exception as exc:  # the one error funnel: the screen shows it, no traceback
+            app.call_from_thread(self._run_broke, f"{type(exc).__name__}: {exc}")
+            return
+        matches = list(matcher.matches) if matcher is not None else []
+        app.call_from_thread(self._run_finished, record, matches)
+
+    def _run_broke(self, reason: str) -> None:
+        self._error = reason
+        self.status = "failed"
+
+    def _run_finished(self, record: Any, matches: list[Any]) -> None:
+        self.query_one(StageLog).flush()
+        self.record, self.matches = record, matches
+        self.status = status_value(record.status)
+
+    def watch_status(self, status: str) -> None:
+        self.set_class(status == "failed", "-failed")
+        self._paint_head()
+        self._paint_failure()
+        self.refresh_bindings()
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def _paint_head(self) -> None:
+        if not self.is_mounted:
+            return
+        stages = [s.id for s in self.app.stages]
+        number = stages.index(self.stage.id) + 1 if self.stage.id in stages else 0
+        where = status_value(self.stage.where)
+        head = Text.assemble((self.stage.title, "bold"),
+                             (f"   stage {number} of {len(stages)}, runs on the {where}", "dim"))
+        line = Text()
+        if self.status == "running":
+            cur = self.step_list.current
+            elapsed = self.app.clock() - (self._started_at or self.app.clock())
+            where_now = f"step {cur + 1} of {len(self.step_list.rows)}: {self.step_list.rows[cur].title}" \
+                if cur is not None else "starting"
+            cancelling = "  cancelling…" if self.cancel_event.is_set() else ""
+            line.append(f"▶ running {where_now}  ({format_duration(elapsed)}){cancelling}", style="bold cyan")
+        elif self.status != "idle":
+            mark, word = STATUS_LOOK.get(self.status, ("?", self.status))
+            line.append(f"{mark} {word}", style=STATUS_STYLE.get(self.status, ""))
+            took = getattr(self.record, "duration_s", None)
+            if took is not None:
+                line.append(f" in {format_duration(took)}", style="dim")
+            if self.record is not None and getattr(self.record, "reason", None) and self.status != "failed":
+                line.append(f": {self.record.reason}")
+        self.query_one("#stage-head", Static).update(Group(head, line))
+
+    def fixable(self) -> list[tuple[Any, Any]]:
+        """(match, remedy) pairs of this run that the catalogue can fix automatically."""
+        if self.catalogue is None:
+            return []
+        out = []
+        for m in self.matches:
+            remedy = self.catalogue.get(m.id)
+            if remedy is not None and remedy.fix and m.severity != "info":
+                out.append((m, remedy))
+        return out
+
+    def _paint_failure(self) -> None:
+        if not self.is_mounted or self.status != "failed":
+            return
+        parts: list[Any] = []
+        rec = self.record
+        if self._error:
+            parts.append(Text(f"The stage could not run: {self._error}", style="bold red"))
+        elif rec is not None:
+            failed = getattr(rec, "failed_step", None)
+            if failed is not None:
+                parts.append(Text(f"Step {failed.index + 1} failed: {failed.title}", style="bold red"))
+            if getattr(rec, "reason", None):
+                parts.append(Text(rec.reason))
+        tail = [ln for ln in self.buffer.tail if ln.stream != "wizard"][-6:]
+        if tail:
+            parts.append(Text("Last lines:", style="dim"))
+            parts += [Text(f"  {render_line(ln)}", no_wrap=True, overflow="ellipsis") for ln in tail]
+        if self.catalogue is not None:
+            for m in self.matches:
+                remedy = self.catalogue.get(m.id)
+                if remedy is None:
+                    continue
+                label = "Harmless, known" if m.severity == "info" else "Known problem"
+                parts.append(Text.assemble((f"{label}: {remedy.title}. ", "bold yellow"), remedy.explanation))
+                parts.append(Text(f"  What to do: {remedy.instructions}"))
+        todo = Text("What to do: ", style="bold")
+        if self.fixable():
+            todo.append("press f to apply the fix above, then r to re-run this stage.")
+        else:
+            todo.append("read the last lines and the full log (l), fix the cause, then press r to re-run "
+                        "this stage.")
+        parts.append(todo)
+        self.query_one("#failure", Static).update(Group(*parts))
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        running = self.status == "running"
+        if action == "cancel":
+            return running
+        if action == "rerun":
+            return not running
+        if action == "fix":
+            return (not running) and bool(self.fixable())
+        if action == "full_log":
+            return True if getattr(self.record, "log_path", None) else None
+        return True
+
+    def action_cancel(self) -> None:
+        from screens.dialogs.confirm import ConfirmDialog
+
+        if self.status != "running":
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.status == "running":
+                self.cancel_event.set()
+                self._paint_head()
+
+        self.app.push_screen(ConfirmDialog(
+            f"Cancel “{self.stage.title}”?\n\nThe running step is stopped (its whole process group). "
+            "You can re-run the stage later.", yes="Cancel the stage", no="Keep running"), answered)
+
+    def action_rerun(self) -> None:
+        if self.status != "running":
+            self.start(force=True)
+
+    def action_back(self) -> None:
+        if self.status == "running":
+            self.notify("The stage is still running: press c to cancel it, or wait for it to end.",
+                        severity="warning")
+            return
+        self.dismiss(None)
+
+    def action_full_log(self) -> None:
+        from screens.dialogs.log_viewer import LogViewer
+
+        path = getattr(self.record, "log_path", None)
+        self.app.push_screen(LogViewer(f"Log: {self.stage.title}", Path(path) if path else None))
+
+    def action_plan(self) -> None:
+        from screens.dialogs.plan import PlanDialog
+
+        try:
+            steps, error = list(self.stage.steps(self.app.session.context())), ""
+        except Exception as exc:  # a plan that cannot be built says why
+            steps, error = None, f"{type(exc).__name__}: {exc}"
+        self.app.push_screen(PlanDialog(self.stage.title, status_value(self.stage.where), steps, error))
+
+    def action_help(self) -> None:
+        from screens.dialogs.help import HelpDialog
+
+        self.app.push_screen(HelpDialog())
+
+    def action_fix(self) -> None:
+        from screens.dialogs.remedy import RemedyDialog
+
+        pairs = self.fixable()
+        if not pairs:
+            return
+        match, remedy = pairs[0]
+
+        def answered(apply: bool | None) -> None:
+            if apply:
+                self._fix_worker(remedy.id)
+
+        self.app.push_screen(RemedyDialog(remedy, match.line), answered)
+
+    @work(thread=True, exclusive=True, group="stage-fix")
+    def _fix_worker(self, remedy_id: str) -> None:
+        from wizard.cli.fix_cmd import _fix_host  # the CLI's choice of host for each fix
+        from wizard.remedies.fixes import apply_fix, context_from_session
+
+        app = self.app
+        session = app.session
+        try:
+            log_text = ""
+            path = getattr(self.record, "log_path", None)
+            if path:
+                from screens.dialogs.log_viewer import read_tail
+
+                log_text = "\n".join(read_tail(Path(path))[0])
+            ctx = context_from_session(session, host=_fix_host(session, remedy_id), confirm=self._ask)
+            ctx.log_text = log_text
+            result = apply_fix(remedy_id, ctx, self.catalogue)
+        except Exception as exc:  # FixError and friends: say it, keep the screen
+            app.call_from_thread(app.notify, f"The fix could not be applied: {exc}", severity="error", timeout=10)
+            return
+        then = " Press r to re-run this stage." if result.ok else ""
+        app.call_from_thread(app.notify, f"{result.message}{then}",
+                             severity="information" if result.ok else "warning", timeout=10)
+
+    def _ask(self, question: str) -> bool:
+        """A fix's confirm callback: asks in a dialog from the worker thread and waits for the answer."""
+        from screens.dialogs.confirm import ConfirmDialog
+
+        done, answer = threading.Event(), [False]
+
+        def answered(yes: bool | None) -> None:
+            answer[0] = bool(yes)
+            done.set()
+
+        self.app.call_from_thread(self.app.push_screen, ConfirmDialog(question, yes="Go ahead"), answered)
+        done.wait()
+        return answer[0]

@@ -1,0 +1,62 @@
+"""Provides `WelcomeScreen`: the first-run page that says what the wizard does and where it keeps things."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class WelcomeScreen(ModalScreen[None]):
+    """Shown once per state folder; Enter / Esc continues to the home screen."""
+
+    BINDINGS = [Binding("enter,escape,space", "go", "Start", show=False)]
+
+    def __init__(self, locations: Any) -> None:
+        super().__init__()
+        self.locations = locations
+
+    def compose(self) -> ComposeResult:
+        where = Table.grid(padding=(0, 2))
+        where.add_column(style="bold", no_wrap=True)
+        where.add_column(overflow="fold")
+        where.add_row("State", str(self.locations.state_dir))
+        where.add_row("Logs", str(self.locations.logs_dir))
+        where.add_row("Your recipe", str(self.locations.user_recipe))
+        body = Group(
+            Text("Welcome to pi05-wizard\n", style="bold"),
+            Text(
+                "This wizard takes this host from a bare Ascend 910B machine to a running Pi-0.5 "
+                "training job, one stage at a time: preflight checks, the container, the CANN "
+                "upgrade, PyTorch and torch_npu, the model code, the dataset, the weights, "
+                "training, and an image you can reuse.\n"
+            ),
+            Text(
+                "Every stage's result is saved, so you can stop at any time and pick up where you "
+                "left off; a failed stage tells you which step failed and what to do.\n"
+            ),
+            where,
+            Text.from_markup(
+                "\nNothing runs until you ask. Press [b]p[/b] on any stage to preview every command "
+                "it would run, [b]?[/b] for help, [b]Enter[/b] to run the selected stage.\n"
+            ),
+        )
+        with VerticalScroll(classes="dialog wide", id="welcome"):
+            yield Static(body, classes="dialog-text")
+            yield Button("Start (Enter)", variant="primary", id="start")
+
+    def on_mount(self) -> None:
+        self.query_one("#start", Button).focus()
+
+    def on_button_pressed(self, _: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_go(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,112 @@
+"""Pilot tests of running stages in the TUI: lines stream in, success, failure view and re-run, cancel."""
+
+from __future__ import annotations
+
+import asyncio
+
+from screens.app import make_app
+from screens.stage import StageScreen
+from tui_fixtures import failing_stage, quick_stage, screen_text, simple_session, slow_stage, wait_for
+
+SIZE = (120, 40)
+
+
+def _status(app) -> str:
+    return getattr(app.screen, "status", "")
+
+
+def test_small_stage_streams_lines_and_succeeds(tmp_path):
+    asyncio.run(_test_small_stage_streams_lines_and_succeeds(tmp_path))
+
+
+async def _test_small_stage_streams_lines_and_succeeds(tmp_path):
+    session = simple_session(tmp_path)
+    app = make_app(session, [quick_stage(lines=5)], welcome=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), what="stage screen")
+        await wait_for(pilot, lambda: _status(app) == "succeeded", what="stage success")
+        await pilot.pause(0.2)
+        lines = list(app.screen.query_one("#stage-log").lines)
+        assert [ln for ln in lines if ln.startswith("line ")] == [f"line {i}" for i in range(5)]
+        assert "all done" in lines
+        assert [row.state for row in app.screen.step_list.rows] == ["ok", "ok"]
+        assert session.store.last("hello").status.value == "succeeded"
+        assert "✓ succeeded" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        table = app.screen.query_one("#stage-list")
+        assert "succeeded" in str(table.get_row("hello")[2])
+
+
+def test_failing_stage_shows_failure_view_and_r_reruns(tmp_path):
+    asyncio.run(_test_failing_stage_shows_failure_view_and_r_reruns(tmp_path))
+
+
+async def _test_failing_stage_shows_failure_view_and_r_reruns(tmp_path):
+    marker = tmp_path / "fixed"
+    session = simple_session(tmp_path)
+    app = make_app(session, [failing_stage(marker=marker)], welcome=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: _status(app) == "failed", what="stage failure")
+        screen = app.screen
+        assert screen.has_class("-failed")
+        assert screen.query_one("#failure").display
+        text = screen_text(app)
+        assert "Step 2 failed: Do the thing" in text
+        assert "ERROR: something broke" in text  # the last lines
+        assert "press r to re-run" in text
+        assert [row.state for row in screen.step_list.rows] == ["ok", "failed"]
+        assert "exit code 3" in screen.step_list.rows[1].note
+        # No remedy matched: `f` is absent, `r` and `l` are offered.
+        assert screen.check_action("fix", ()) is False
+        assert screen.check_action("rerun", ()) is True
+        marker.write_text("ok")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: _status(app) == "succeeded", what="re-run success")
+        assert not screen.has_class("-failed")
+        assert session.store.last("broken").status.value == "succeeded"
+
+
+def test_cancel_asks_then_cancels(tmp_path):
+    asyncio.run(_test_cancel_asks_then_cancels(tmp_path))
+
+
+async def _test_cancel_asks_then_cancels(tmp_path):
+    session = simple_session(tmp_path)
+    app = make_app(session, [slow_stage(seconds=30)], welcome=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), what="stage screen")
+        stage_screen = app.screen
+        await wait_for(pilot, lambda: "sleeping" in stage_screen.query_one("#stage-log").lines, what="first line")
+        await pilot.press("c")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmDialog"
+        await pilot.press("n")  # keep running
+        await pilot.pause(0.2)
+        assert stage_screen.status == "running" and not stage_screen.cancel_event.is_set()
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: stage_screen.status == "cancelled", what="cancelled", timeout=20)
+        assert session.store.last("slow").status.value == "cancelled"
+        assert stage_screen.step_list.rows[0].state == "cancelled"
+
+
+def test_escape_while_running_stays(tmp_path):
+    asyncio.run(_test_escape_while_running_stays(tmp_path))
+
+
+async def _test_escape_while_running_stays(tmp_path):
+    session = simple_session(tmp_path)
+    app = make_app(session, [slow_stage(seconds=30)], welcome=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: _status(app) == "running", what="running")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, StageScreen)
+        app.screen.cancel_event.set()
+        await wait_for(pilot, lambda: _status(app) == "cancelled", what="cancelled", timeout=20)
