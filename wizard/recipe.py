@@ -13,7 +13,8 @@ import difflib
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence
 
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -344,7 +345,25 @@ class Dependencies(_Model):
     """How `pip check` output is judged."""
 
     benign: list[BenignConflict] = Field(default_factory=list)
-    """Known harmless conflicts; anything else fails the dependencies stage."""
+    """Known harmless conflicts; anything else fails the dependencies stage. The one list of them:
+    the dependencies stage and the remedy matcher's numpy-conflict classification both read it."""
+
+
+def _pip_name(name: str) -> str:
+    """A distribution name normalized as PEP 503 says (`ML_dtypes` -> `ml-dtypes`)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def find_benign(package: str, requirement: str, benign: "Sequence[BenignConflict]") -> "BenignConflict | None":
+    """The entry of `benign` (the recipe's `[[dependencies.benign]]`) for `package` complaining about `requirement`.
+
+    Names are compared PEP 503-normalized. Returns None when the pair is not on the list.
+    """
+    want = (_pip_name(package), _pip_name(requirement))
+    for b in benign:
+        if (_pip_name(b.package), _pip_name(b.requirement)) == want:
+            return b
+    return None
 
 
 class Dataset(_Model):
@@ -717,6 +736,20 @@ def load_recipe(locations: "Locations", override_path: str | Path | None = None,
         raise first from None
     recipe._provenance = prov
     return recipe
+
+
+@lru_cache(maxsize=1)
+def default_recipe() -> Recipe:
+    """The shipped recipe alone (`assets/recipe.toml`, no user file), validated once and cached.
+
+    For code that has no session (e.g. `pi05-wizard explain` on a pasted log) and needs the
+    recipe's defaults. Raises RecipeError when the shipped file is broken.
+    """
+    data = _read_toml(DEFAULT_RECIPE_PATH, DEFAULT_SOURCE)
+    try:
+        return Recipe.model_validate(data)
+    except ValidationError as exc:
+        raise RecipeError(f"{DEFAULT_RECIPE_PATH}: {exc.errors()[0]['msg']}", file=str(DEFAULT_RECIPE_PATH)) from None
 
 
 def recipe_as_dict(recipe: Recipe) -> dict[str, Any]:

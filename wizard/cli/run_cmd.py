@@ -101,7 +101,7 @@ def handle(args: argparse.Namespace) -> int:
                               f"pi05-wizard run {' '.join(missing)}", style="bold red", markup=False)
                 return EXIT_FAILED
             sinks = [ConsoleSink(console)]
-            matcher = _remedy_matcher()
+            matcher = _remedy_matcher(session.recipe)
             if matcher is not None:
                 sinks.append(matcher)
             rec = run_stage(stage, ctx, sinks, cancel, store, force=args.force)
@@ -123,11 +123,12 @@ def _satisfied(rec: Any) -> bool:
     return rec is not None and rec.status in _SATISFIED
 
 
-def _remedy_matcher() -> Any:
+def _remedy_matcher(recipe: Any) -> Any:
+    """The remedy sink, judging numpy conflicts by this recipe's harmless list (the dependencies stage's)."""
     try:
         from wizard.remedies import RemedyMatcher
 
-        return RemedyMatcher()
+        return RemedyMatcher(benign=recipe.dependencies.benign)
     except Exception:  # noqa: BLE001 - the catalogue is optional for running stages
         return None
 

@@ -79,15 +79,6 @@ class PatternSpec(BaseModel):
     """Substrings (any case) one of which every match contains; derived from the regex when omitted."""
 
 
-class NumpyBenign(BaseModel):
-    """One numpy conflict the recipe lists as harmless: `requirer` (a pip name) wanting `wants` (regex)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    requirer: str
-    wants: str
-
-
 class Remedy(BaseModel):
     """One known problem.
 
@@ -184,14 +175,12 @@ class Catalogue(BaseModel):
     Attributes:
         version: format version of the file (1).
         remedy: the entries (TOML `[[remedy]]`).
-        numpy_benign: the recipe's harmless numpy conflicts (TOML `[[numpy_benign]]`).
     """
 
     model_config = ConfigDict(extra="forbid")
 
     version: int = 1
     remedy: list[Remedy]
-    numpy_benign: list[NumpyBenign] = Field(default_factory=list)
 
     _by_id: dict[str, Remedy] = PrivateAttr(default_factory=dict)
     _prefilter: re.Pattern[str] | None = PrivateAttr(default=None)
@@ -207,11 +196,6 @@ class Catalogue(BaseModel):
                 raise ValueError(f"duplicate remedy id {r.id!r}")
             by_id[r.id] = r
         self._by_id = by_id
-        for b in self.numpy_benign:
-            try:
-                re.compile(b.wants)
-            except re.error as exc:
-                raise ValueError(f"numpy_benign wants {b.wants!r} does not compile: {exc}") from None
         # One alternation of every pattern: a line that misses it misses them all. Case-sensitive
         # entries are rare; the prefilter is case-insensitive (a superset), so it never loses one.
         alts = [(p.regex if isinstance(p, PatternSpec) else p) for r in self.remedy for p in r.patterns]

@@ -17,7 +17,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from checks.host import Host
 from wizard.locations import Locations
@@ -54,6 +54,8 @@ class FixContext:
         python: the Python executable on `host`.
         shm_size: the recipe's shm size (e.g. "500g").
         log_text: output to take numpy-conflict lines from (the failed stage's log).
+        benign: the recipe's harmless `pip check` list (`recipe.dependencies.benign`), the same list
+            the dependencies stage judges by; None = the shipped recipe's.
         recreate_container: callable(confirm) -> str that recreates the container with the recipe's
             settings (from `wizard.container`), or None when not available.
         run_converter: allow `hub-push-local-path` to re-run the converter when the dataset is not v3.0.
@@ -74,6 +76,7 @@ class FixContext:
     python: str = "python3"
     shm_size: str = "500g"
     log_text: str = ""
+    benign: Sequence | None = None
     recreate_container: Callable[[Callable[[str], bool]], str] | None = None
     run_converter: bool = True
 
@@ -487,7 +490,7 @@ def fix_numpy_conflict(ctx: FixContext, catalogue: Catalogue | None = None) -> F
 
     rid = "numpy-conflict"
     cat = catalogue or load_catalogue()
-    found = [m for m in match_text(ctx.log_text, cat) if m.id == rid]
+    found = [m for m in match_text(ctx.log_text, cat, ctx.benign) if m.id == rid]
     lines = list(found[0].numpy_lines) if found else []
     if not lines:
         return FixResult(rid, False, False, "No numpy conflict lines to classify (run the dependencies stage, "
@@ -629,4 +632,5 @@ def context_from_session(session: Any, yes: bool = False, host: Host | None = No
         visible_npus=n, toolkit_set_env=get("cann.toolkit_set_env", TOOLKIT_SET_ENV),
         nnal_set_env=get("cann.nnal_set_env", NNAL_SET_ENV), python=get("python.executable", "python3"),
         shm_size=str(get("container.shm_size", "500g")), recreate_container=recreate,
+        benign=get("dependencies.benign"),
     )

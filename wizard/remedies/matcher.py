@@ -13,6 +13,9 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal, Sequence
 
+from packaging.specifiers import InvalidSpecifier, Specifier
+from packaging.version import InvalidVersion, Version
+
 from wizard.events import Line
 from wizard.remedies.catalogue import MAX_LINE_CHARS, SEVERITY_RANK, Catalogue, load_catalogue
 
@@ -45,28 +48,71 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def classify_numpy_line(text: str, catalogue: Catalogue | None = None) -> NumpyClass:
+# The requirement at the start of pip's "wants" text: a name, then the specifier clauses
+# ("numpy<2.3.0,>=2; python_version ...", "ml-dtypes, which is not installed", "numpy>=2, but numpy 1.26.0").
+_WANTS = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)\s*(?P<spec>(?:[<>=!~]=?\s*[\w.*+!-]+\s*,?\s*)*)")
+
+
+def _asks_numpy2(spec: str) -> bool:
+    """True when a specifier text has a `>=` lower bound at numpy 2 or above (`<2.3.0,>=2`)."""
+    for clause in (c.strip() for c in spec.split(",")):
+        try:
+            sp = Specifier(clause)
+        except InvalidSpecifier:
+            continue
+        try:
+            if sp.operator == ">=" and Version(sp.version).major >= 2:
+                return True
+        except InvalidVersion:
+            continue
+    return False
+
+
+def default_benign() -> tuple:
+    """The shipped recipe's `[[dependencies.benign]]` list (empty when the recipe cannot be loaded)."""
+    try:
+        from wizard.recipe import default_recipe
+
+        return tuple(default_recipe().dependencies.benign)
+    except Exception:  # noqa: BLE001 - a broken shipped recipe: classify without the harmless list
+        return ()
+
+
+def classify_numpy_line(text: str, catalogue: Catalogue | None = None, benign: Sequence | None = None) -> NumpyClass:
     """Classify one numpy-conflict line.
+
+    Args:
+        text: one output line.
+        catalogue: unused for the classification itself; kept for callers that pass it.
+        benign: the recipe's harmless list (`recipe.dependencies.benign`: package / requirement
+            pairs); defaults to the shipped recipe's list.
 
     Returns:
         "blocking" for numpy-2 breakage (CANN error 500001, NumPy 1.x/2.x ABI errors, numpy 2 installed or
-        in use); "benign" for the recipe's harmless list (`[[numpy_benign]]` in the catalogue: a requirer
-        wanting numpy>=2 while numpy 1.x is installed, or te wanting ml-dtypes/tornado); "unknown" otherwise.
+        in use); "benign" for a pair on the recipe's harmless list, where a numpy requirement counts
+        only when it asks for numpy >= 2 while numpy 1.x is installed (CANN needs numpy < 2, so the
+        opposite is never harmless); "unknown" otherwise.
         Formats: pip's resolver and `pip check` lines (case 12), the field report's retyped lines.
     """
-    cat = catalogue or load_catalogue()
+    from wizard.recipe import find_benign
+
     if _NUMPY_BLOCKING.search(text):
         return "blocking"
     m = _PIP_REQ.match(text)
-    if m:
-        req = _norm(m.group("req"))
-        wants = m.group("wants")
+    if not m:
+        return "unknown"
+    wants = m.group("wants")
+    w = _WANTS.match(wants)
+    if w is None:
+        return "unknown"
+    entry = find_benign(m.group("req"), w.group("name"), default_benign() if benign is None else benign)
+    if entry is None:
+        return "unknown"
+    if _norm(w.group("name")) == "numpy":
         have = _HAVE_NUMPY.search(wants)
-        for b in cat.numpy_benign:
-            if _norm(b.requirer) == req and re.search(b.wants, wants, re.IGNORECASE):
-                if have is None or int(have.group("ver")) < 2:
-                    return "benign"
-    return "unknown"
+        if not _asks_numpy2(w.group("spec")) or (have is not None and int(have.group("ver")) >= 2):
+            return "unknown"
+    return "benign"
 
 
 _CLASS_SEVERITY: dict[str, str] = {"benign": "info", "unknown": "warn", "blocking": "error"}
@@ -109,8 +155,9 @@ class _Collector:
     #: Lines per scan batch for long inputs (bounds the joined text held at once).
     BATCH = 65536
 
-    def __init__(self, catalogue: Catalogue):
+    def __init__(self, catalogue: Catalogue, benign: Sequence | None = None):
         self.cat = catalogue
+        self.benign = default_benign() if benign is None else tuple(benign)
         self.by_id: dict[str, Match] = {}
         self.order: list[str] = []
 
@@ -128,7 +175,7 @@ class _Collector:
     def _record(self, rid: str, severity: str, title: str, text: str, line_no: int) -> None:
         numpy_lines: tuple[tuple[str, NumpyClass], ...] = ()
         if rid == "numpy-conflict":
-            cls = classify_numpy_line(text, self.cat)
+            cls = classify_numpy_line(text, self.cat, self.benign)
             severity = _CLASS_SEVERITY[cls]
             numpy_lines = ((text, cls),)
         old = self.by_id.get(rid)
@@ -146,9 +193,14 @@ class _Collector:
         return [self.by_id[i] for i in self.order]
 
 
-def match_lines(lines: Iterable[str], catalogue: Catalogue | None = None) -> list[Match]:
-    """Match lines (numbered from 1) against the catalogue; one Match per id, in order of first appearance."""
-    col = _Collector(catalogue or load_catalogue())
+def match_lines(lines: Iterable[str], catalogue: Catalogue | None = None,
+                benign: Sequence | None = None) -> list[Match]:
+    """Match lines (numbered from 1) against the catalogue; one Match per id, in order of first appearance.
+
+    `benign` is the recipe's harmless `pip check` list (`recipe.dependencies.benign`; default: the
+    shipped recipe's), used to classify numpy-conflict lines.
+    """
+    col = _Collector(catalogue or load_catalogue(), benign)
     batch: list[str] = []
     n = 1
     for text in lines:
@@ -162,13 +214,13 @@ def match_lines(lines: Iterable[str], catalogue: Catalogue | None = None) -> lis
     return col.matches()
 
 
-def match_text(text: str, catalogue: Catalogue | None = None) -> list[Match]:
+def match_text(text: str, catalogue: Catalogue | None = None, benign: Sequence | None = None) -> list[Match]:
     """Match a whole log or pasted error text; lines split on `\\n` (a trailing `\\r` is dropped).
 
     A line holding `\\r` progress updates is matched as a whole. Empty or binary-ish text gives
     whatever its printable lines match (usually nothing), never an exception.
     """
-    return match_lines((ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")), catalogue)
+    return match_lines((ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")), catalogue, benign)
 
 
 def worst_severity(matches: Iterable[Match]) -> str | None:
@@ -193,17 +245,20 @@ class RemedyMatcher(_SinkBase):  # type: ignore[misc,valid-type]
     is replaced, never mutated, so a reader always sees a consistent snapshot.
     """
 
-    def __init__(self, catalogue: Catalogue | None = None, on_remedy=None):
+    def __init__(self, catalogue: Catalogue | None = None, on_remedy=None, benign: Sequence | None = None):
         """Args:
             catalogue: defaults to the shipped catalogue.
             on_remedy: optional callable(Match) called (from the runner thread) when an id first matches.
+            benign: the recipe's harmless `pip check` list (`recipe.dependencies.benign`); defaults
+                to the shipped recipe's.
         """
         try:
             super().__init__()
         except TypeError:  # a base that wants arguments; we keep our own state anyway
             pass
         self._cat = catalogue or load_catalogue()
-        self._col = _Collector(self._cat)
+        self._benign = default_benign() if benign is None else tuple(benign)
+        self._col = _Collector(self._cat, self._benign)
         self._lock = threading.Lock()
         self._n = 1
         self._on_remedy = on_remedy
@@ -212,7 +267,7 @@ class RemedyMatcher(_SinkBase):  # type: ignore[misc,valid-type]
     def stage_started(self, stage_id, steps) -> None:  # noqa: D401 - Sink API
         """Start a fresh collection for a new stage run."""
         with self._lock:
-            self._col = _Collector(self._cat)
+            self._col = _Collector(self._cat, self._benign)
             self._n = 1
             self._matches = []
 

@@ -146,12 +146,26 @@ _LINE = re.compile(r"^(?P<pkg>[A-Za-z0-9][A-Za-z0-9._-]*) \S+ (?:requires|has re
 _PLATFORM = re.compile(r"^(?P<pkg>[A-Za-z0-9][A-Za-z0-9._-]*) \S+ is not supported on this platform")
 
 
+def _harmless(line: str, key: tuple[str, str], benign: list | tuple):
+    """The recipe entry that makes this complaint harmless, or None.
+
+    The same rule as the remedy matcher's numpy-conflict classification (one list, one judgement):
+    a numpy complaint is harmless only when it asks for numpy >= 2 while numpy 1.x stays installed.
+    """
+    from wizard.recipe import find_benign
+    from wizard.remedies.matcher import classify_numpy_line
+
+    entry = find_benign(key[0], key[1], benign)
+    if entry is None or key[1] != "numpy":
+        return entry
+    return entry if classify_numpy_line(line, benign=benign) == "benign" else None
+
+
 def parse_pip_check(text: str, benign: list | tuple = ()) -> list[Conflict]:
     """Every complaint in `pip check` output, each marked benign or not by the recipe's list.
 
     Lines that are neither a complaint nor "No broken requirements found." are ignored (warnings).
     """
-    known = {(normalize(b.package), normalize(b.requirement)): b.reason for b in benign}
     out = []
     for raw in text.splitlines():
         line = raw.strip()
@@ -163,8 +177,9 @@ def parse_pip_check(text: str, benign: list | tuple = ()) -> list[Conflict]:
             if not m:
                 continue
             key = (normalize(m.group("pkg")), "")
-        out.append(Conflict(package=key[0], requirement=key[1], line=line, benign=key in known,
-                            reason=known.get(key, "")))
+        entry = _harmless(line, key, benign)
+        out.append(Conflict(package=key[0], requirement=key[1], line=line, benign=entry is not None,
+                            reason=entry.reason if entry is not None else ""))
     return out
 
 
