@@ -18,6 +18,8 @@ from typing import Mapping
 
 import pytest
 
+#: An Ubuntu image's default PATH (the CANN base image keeps it).
+UBUNTU_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BUSYBOX = "/usr/bin/busybox" if os.path.isfile("/usr/bin/busybox") else (shutil.which("busybox") or "/bin/busybox")
 
 
@@ -38,14 +40,17 @@ def _applets() -> list[str]:
     return [a for a in out.split() if a and "/" not in a and a != "busybox"]
 
 
-def busybox_image(client, tag: str, extra_files: Mapping[str, bytes | str] | None = None) -> str:
-    """Import a busybox root filesystem as image `tag` (CMD /bin/sh, PATH=/bin) and return `tag`.
+def busybox_image(client, tag: str, extra_files: Mapping[str, bytes | str] | None = None,
+                  env_path: str = "/bin") -> str:
+    """Import a busybox root filesystem as image `tag` (CMD /bin/sh, PATH=`env_path`) and return `tag`.
 
     Args:
         client: a docker.DockerClient.
         tag: the image reference to create, e.g. `pi05-test-bb:abc123` (replaced if it exists).
         extra_files: absolute path in the image -> content (str is UTF-8 encoded); mode 0644,
             or 0755 when the content starts with `#!`.
+        env_path: the image's PATH (`UBUNTU_PATH` for one that finds a mounted /usr/local/sbin/npu-smi,
+            as the CANN base image does).
 
     Skips the test when this machine has no static busybox.
     """
@@ -86,7 +91,7 @@ def busybox_image(client, tag: str, extra_files: Mapping[str, bytes | str] | Non
             tar.addfile(info, io.BytesIO(data))
     repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
     client.api.import_image_from_data(buf.getvalue(), repository=repo, tag=version,
-                                      changes=['CMD ["/bin/sh"]', "ENV PATH=/bin"])
+                                      changes=['CMD ["/bin/sh"]', f"ENV PATH={env_path}"])
     return tag
 
 

@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from container_fixtures import (build_min_sim_host, busybox_image, can_privileged, container_name,  # noqa: F401
+from container_fixtures import (sim_host, busybox_image, can_privileged, container_name,  # noqa: F401
                                 docker_client, recipe_for_test)
 from wizard.container.lifecycle import Outcome, create_and_start, ensure_container
 from wizard.container.spec import docker_create_kwargs, real_path_of
@@ -52,7 +52,7 @@ class Collect(Sink):
 
 @pytest.fixture
 def world(tmp_path, docker_client, busybox_image, container_name, can_privileged):  # noqa: F811
-    root = build_min_sim_host(tmp_path / "sim host")
+    root = sim_host(tmp_path / "sim host")
     recipe = recipe_for_test(busybox_image, container_name, privileged=can_privileged)
 
     def make(**options):
@@ -182,7 +182,7 @@ def test_privileged_flag_reaches_the_engine(world, docker_client, container_name
 
 
 def test_missing_device_fails_before_docker(tmp_path, docker_client, busybox_image, container_name):  # noqa: F811
-    root = build_min_sim_host(tmp_path / "sim", missing=("/dev/davinci2",))
+    root = sim_host(tmp_path / "sim", missing=("/dev/davinci2",))
     ctx = StageContext(recipe=recipe_for_test(busybox_image, container_name), host=LocalHost(root),
                        locations=Locations.under(tmp_path / "state"), options={"docker_client": docker_client})
     rec, sink = run(ctx)

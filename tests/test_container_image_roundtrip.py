@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from container_fixtures import (build_min_sim_host, busybox_image, can_privileged, container_name,  # noqa: F401
+from container_fixtures import (sim_host, busybox_image, can_privileged, container_name,  # noqa: F401
                                 docker_client)
 from wizard.cli import EXIT_USAGE, UsageError, add_global_options
 from wizard.cli import image_cmd
@@ -47,7 +47,7 @@ def main(argv: list[str]) -> int:
 
 @pytest.fixture
 def setup(tmp_path, docker_client, busybox_image, container_name, can_privileged):  # noqa: F811
-    root = build_min_sim_host(tmp_path / "sim host")
+    root = sim_host(tmp_path / "sim host")
     repo = f"pi05-test-pi-{uuid.uuid4().hex[:8]}"
     privileged = can_privileged
     override = tmp_path / "recipe override.toml"

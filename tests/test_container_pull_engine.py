@@ -87,7 +87,7 @@ def test_container_stage_with_a_missing_image_fails_at_the_pull(tmp_path, docker
     import threading
     import uuid
 
-    from container_fixtures import build_min_sim_host, recipe_for_test
+    from container_fixtures import sim_host, recipe_for_test
     from wizard.events import Sink
     from wizard.hosts.local import LocalHost
     from wizard.locations import Locations
@@ -104,7 +104,7 @@ def test_container_stage_with_a_missing_image_fails_at_the_pull(tmp_path, docker
             self.text.append(line.text)
 
     name = f"pi05-test-{uuid.uuid4().hex[:10]}"
-    root = build_min_sim_host(tmp_path / "sim")
+    root = sim_host(tmp_path / "sim")
     ctx = StageContext(recipe=recipe_for_test(f"{empty_registry}/ascendhub/cann:gone", name), host=LocalHost(root),
                        locations=Locations.under(tmp_path / "state"), options={"docker_client": docker_client})
     sink = Lines()

@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from container_fixtures import build_min_sim_host
+from container_fixtures import sim_host
 from wizard.container.lifecycle import compare, human_bytes
 from wizard.container.spec import (MANAGER_DEVICES, ContainerSettings, SpecError, build_spec, docker_create_kwargs,
                                    docker_size, real_path_of, settings_from_recipe)
@@ -42,7 +42,7 @@ def test_settings_from_default_recipe(recipe):
 
 
 def test_native_spec_on_healthy_sim_host(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "sim host")
+    root = sim_host(tmp_path / "sim host")
     spec = build_spec(settings, LocalHost(root))
     assert spec.variant == "native"
     assert spec.devices == tuple(f"/dev/davinci{n}" for n in range(8)) + MANAGER_DEVICES
@@ -54,13 +54,13 @@ def test_native_spec_on_healthy_sim_host(tmp_path, settings):
 
 
 def test_sixteen_npus_are_all_passed(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "sim", npus=16)
+    root = sim_host(tmp_path / "sim", npus=16)
     spec = build_spec(settings, LocalHost(root))
     assert spec.devices[:16] == tuple(f"/dev/davinci{n}" for n in range(16))
 
 
 def test_missing_mount_source_is_left_out_with_a_warning(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "sim", missing=("/usr/local/dcmi", "/etc/hccn.conf"))
+    root = sim_host(tmp_path / "sim", missing=("/usr/local/dcmi", "/etc/hccn.conf"))
     spec = build_spec(settings, LocalHost(root))
     targets = {m.target for m in spec.mounts}
     assert "/usr/local/dcmi" not in targets and "/etc/hccn.conf" not in targets
@@ -76,21 +76,21 @@ def test_missing_mount_source_is_left_out_with_a_warning(tmp_path, settings):
     (tuple(f"/dev/davinci{n}" for n in range(8)), "no NPU device"),
 ])
 def test_missing_npu_device_is_an_error(tmp_path, settings, missing, needle):
-    root = build_min_sim_host(tmp_path / "sim", missing=missing)
+    root = sim_host(tmp_path / "sim", missing=missing)
     with pytest.raises(SpecError) as info:
         build_spec(settings, LocalHost(root))
     assert any(needle in p for p in info.value.problems)
 
 
 def test_fewer_chips_than_the_recipe_wants_is_an_error(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "sim", npus=4)
+    root = sim_host(tmp_path / "sim", npus=4)
     with pytest.raises(SpecError) as info:
         build_spec(settings, LocalHost(root))
     assert "/dev/davinci4" in str(info.value) and "/dev/davinci7" in str(info.value)
 
 
 def test_device_that_is_not_a_char_device_is_an_error(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "sim", missing=("/dev/davinci5",))
+    root = sim_host(tmp_path / "sim", missing=("/dev/davinci5",))
     (root / "dev/davinci5").write_text("not a device")
     with pytest.raises(SpecError) as info:
         build_spec(settings, LocalHost(root))
@@ -98,7 +98,7 @@ def test_device_that_is_not_a_char_device_is_an_error(tmp_path, settings):
 
 
 def test_qemu_variant_on_x86_64(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "sim", npus=0, arch="x86_64",
+    root = sim_host(tmp_path / "sim", npus=0, machine="x86_64", qemu=True,
                               missing=MANAGER_DEVICES + ("/etc/timezone",))
     spec = build_spec(settings, LocalHost(root))
     assert spec.variant == "qemu" and spec.devices == ()
@@ -109,14 +109,14 @@ def test_qemu_variant_on_x86_64(tmp_path, settings):
 
 
 def test_unknown_arch_is_an_error(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "sim")
+    root = sim_host(tmp_path / "sim")
     (root / "usr/bin/uname").write_text("#!/bin/sh\nexit 1\n")
     with pytest.raises(SpecError, match="architecture"):
         build_spec(settings, LocalHost(root))
 
 
 def test_create_kwargs_translate_paths_under_root(tmp_path, settings):
-    root = build_min_sim_host(tmp_path / "with space")
+    root = sim_host(tmp_path / "with space")
     host = LocalHost(root)
     spec = build_spec(settings, host)
     kw = docker_create_kwargs(spec, real_path_of(host))
@@ -140,7 +140,7 @@ def _attrs(spec, real, **over):
 
 def test_compare_on_inspect_shapes(tmp_path, settings):
     """Inspect data shaped as Docker Engine 20.10 returns it; the real-engine tests cover the same on containers."""
-    root = build_min_sim_host(tmp_path / "sim")
+    root = sim_host(tmp_path / "sim")
     host = LocalHost(root)
     real = real_path_of(host)
     spec = build_spec(settings, host)

@@ -41,6 +41,7 @@ import stat
 import subprocess
 from importlib import resources
 from pathlib import Path
+from typing import Iterable
 
 VARIANTS: tuple[str, ...] = (
     "healthy", "x86-no-qemu", "missing-davinci3", "no-devmm-svm", "driver-not-mounted", "npu-smi-hangs",
@@ -131,14 +132,26 @@ def teardown_sim_host(root: str | os.PathLike[str]) -> None:
     listing.unlink()
 
 
-def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks: bool = False) -> Path:
+def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks: bool = False, *,
+                   npus: int = NPU_COUNT, machine: str | None = None, qemu: bool = False,
+                   missing: Iterable[str] = ()) -> Path:
     """Build a simulated 910B host under `root` (created if needed; existing files are overwritten).
+
+    Besides what the preflight reads, the folder holds every bind-mount source of the recipe's
+    container (`/usr/local/dcmi`, `/usr/local/bin/npu-smi`, `/etc/localtime`, `/etc/timezone`, `/data`),
+    and `npu-smi` keeps its captured output beside itself (`/usr/local/sbin/.npu-smi-sim/`), so the
+    same commands answer inside a container that mounts `/usr/local/sbin` and `/usr/local/bin/npu-smi`.
 
     Args:
         root: the folder standing for `/` (pass it as `pi05-wizard --root`). May contain spaces.
         variant: one of `VARIANTS`.
         disks: also mount 2 TiB tmpfs "disks" for Docker's root and the data folder, so the `disk`
             check measures the simulated host instead of this machine (needs root; see the module doc).
+        npus: how many `/dev/davinciN` nodes (0..npus-1) to make (a host with 16 chips, or none).
+        machine: what `uname -m` answers (default aarch64, or x86_64 for `x86-no-qemu`).
+        qemu: also place a `usr/bin/qemu-aarch64-static` stub (an x86_64 development host that has QEMU).
+        missing: absolute host paths (files, folders or device nodes) removed after building, to
+            leave out one mount source or device.
 
     Returns:
         The root as an absolute Path.
@@ -161,7 +174,7 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     (sim / "variant").write_text(variant + "\n", encoding="utf-8")
 
     # Device nodes.
-    for i in range(NPU_COUNT):
+    for i in range(npus):
         if not (variant == "missing-davinci3" and i == 3):
             _mknod_char(base / f"dev/davinci{i}")
     for name in CONTROL_NODES:
@@ -176,6 +189,11 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     _write(base, "usr/local/Ascend/firmware/version.info", _sample("firmware_version.info_25.0.rc1.1.txt"))
     _write(base, "etc/ascend_install.info", _sample("etc_ascend_install.info.txt"))
     _write(base, "etc/hccn.conf", _sample("hccn.conf_910B_A2_TEMPLATE_DERIVED.txt"))
+    # Other mount sources of the recipe's container (not read by the checks; contents not captured).
+    (base / "usr/local/dcmi").mkdir(parents=True, exist_ok=True)
+    (base / "data").mkdir(parents=True, exist_ok=True)
+    _write(base, "etc/timezone", "Asia/Shanghai\n")
+    _write(base, "etc/localtime", "TZif2 (simulated; not a real zone file)\n")
 
     # CANN toolkit + kernels (latest -> 8.x, a relative link as the installer makes it).
     cann = "8.1.RC1" if variant == "cann-81-still-running" else "8.3.RC1"
@@ -203,23 +221,29 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     # Commands.
     table = {"npu-smi-busy": "npu-smi_info_910B3_8npu_busy_24.1.rc2.txt"}.get(
         variant, "npu-smi_info_910B3_8npu_idle_23.0.7.txt")
-    _write(sim, "npu-smi-info.txt", _sample(table))
-    _write(sim, "npu-smi-info-l.txt", _sample("npu-smi_info_-l_docstring.txt"))
-    _write(sim, "npu-smi-dcmi.txt", _sample("npu-smi_info_dcmi_-8005.txt"))
+    # The captures live beside the script, so it answers the same inside a container mounting /usr/local/sbin.
+    data = "usr/local/sbin/.npu-smi-sim"
+    _write(base, f"{data}/npu-smi-info.txt", _sample(table))
+    _write(base, f"{data}/npu-smi-info-l.txt", _sample("npu-smi_info_-l_docstring.txt"))
+    _write(base, f"{data}/npu-smi-dcmi.txt", _sample("npu-smi_info_dcmi_-8005.txt"))
     if variant == "npu-smi-hangs":
         body = "exec sleep 3600\n"
     elif variant == "npu-smi-dcmi":
-        body = 'cat "$(dirname "$0")/../../../.sim/npu-smi-dcmi.txt"\nexit 1\n'
+        body = 'cat "$(dirname "$0")/.npu-smi-sim/npu-smi-dcmi.txt"\nexit 1\n'
     else:
-        body = ('sim="$(dirname "$0")/../../../.sim"\n'
+        body = ('sim="$(dirname "$0")/.npu-smi-sim"\n'
                 'case "$1 $2" in\n'
                 '  "info -l") cat "$sim/npu-smi-info-l.txt" ;;\n'
                 '  "info ") cat "$sim/npu-smi-info.txt" ;;\n'
                 '  *) echo "simulated npu-smi: unsupported arguments: $*" >&2; exit 2 ;;\n'
                 'esac\n')
     _script(base, "usr/local/sbin/npu-smi", body)
+    # The driver installer's copy in /usr/local/bin (a mount source of the container) runs the same.
+    _script(base, "usr/local/bin/npu-smi", 'exec "$(dirname "$0")/../sbin/npu-smi" "$@"\n')
     _script(base, "usr/local/sbin/msnpureport", 'echo "simulated msnpureport: nothing to report"\n')
-    machine = "x86_64" if variant == "x86-no-qemu" else "aarch64"
+    machine = machine or ("x86_64" if variant == "x86-no-qemu" else "aarch64")
+    if qemu:
+        _script(base, "usr/bin/qemu-aarch64-static", "exit 0\n")
     _script(base, "usr/bin/uname", f'if [ "$1" = "-m" ]; then echo {machine}; else echo Linux; fi\n')
     _script(base, "usr/bin/python3", 'if [ "$1" = "--version" ]; then echo "Python 3.10.12"; else exit 1; fi\n')
     _write(base, "proc/meminfo", _MEMINFO)
@@ -234,4 +258,14 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     if disks:
         for rel in ("var/lib/docker", "data"):
             _mount_tmpfs(base, rel, "2T")
+    for path in missing:
+        _remove(base / str(path).lstrip("/"))
     return base
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, link, device node or folder of the simulated host (absent is fine)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
