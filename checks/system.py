@@ -141,10 +141,32 @@ def check_python(ctx: CheckContext) -> CheckResult:
     text = m.group(0).split()[-1]
     want = tuple(int(x) for x in req.python.split(".")[:2])
     msgs = []
+    details: dict = {}
     if ctx.inside_container and found != want:
         msgs.append(error(f"Python {text} in the container; the recipe's torch {req.torch} / torch_npu wheels are for Python {req.python}."))
     elif not ctx.inside_container:
         low = tuple(int(x) for x in req.host_python_min.split(".")[:2])
         if found < low:
             msgs.append(warn(f"Python {text} on the host; the wizard needs {req.host_python_min} or newer."))
-    return result("python", verdict(msgs), f"Python {text}", msgs, version=text)
+    summary = f"Python {text}"
+    if ctx.inside_container:
+        versions, pkg_msgs = _packages(ctx)
+        msgs += pkg_msgs
+        if versions:
+            details["packages"] = versions
+            summary += ", " + ", ".join(f"{k} {v}" for k, v in versions.items() if v and k in ("torch", "torch_npu", "numpy"))
+    return result("python", verdict(msgs), summary, msgs, version=text, **details)
+
+
+def _packages(ctx: CheckContext) -> tuple[dict, list]:
+    """Installed torch / torch_npu / numpy / transformers / lerobot (one `python3 -c` call) and their messages."""
+    from checks.python_packages import PROGRAM, package_messages, parse_versions
+
+    req = ctx.requirements
+    run = ctx.host.run(["python3", "-c", PROGRAM], timeout=req.command_timeout_s)
+    try:
+        versions = parse_versions(run.stdout)
+    except ValueError:
+        why = "timed out" if run.timed_out else (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1][:200]
+        return {}, [warn(f"Could not read the installed package versions with importlib.metadata ({why}).")]
+    return versions, package_messages(versions, req.torch, req.torch_npu)

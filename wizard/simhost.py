@@ -245,7 +245,10 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     if qemu:
         _script(base, "usr/bin/qemu-aarch64-static", "exit 0\n")
     _script(base, "usr/bin/uname", f'if [ "$1" = "-m" ]; then echo {machine}; else echo Linux; fi\n')
-    _script(base, "usr/bin/python3", 'if [ "$1" = "--version" ]; then echo "Python 3.10.12"; else exit 1; fi\n')
+    # `python3 -c PROGRAM` (checks.python_packages) prints our JSON shape: nothing installed yet.
+    _script(base, "usr/bin/python3", 'if [ "$1" = "--version" ]; then echo "Python 3.10.12"; '
+            'elif [ "$1" = "-c" ]; then echo \'{"torch": null, "torch_npu": null, "numpy": null, '
+            '"transformers": null, "lerobot": null}\'; else exit 1; fi\n')
     _write(base, "proc/meminfo", _MEMINFO)
 
     # Container view for tiny-shm.
