@@ -119,15 +119,17 @@ class Pi05WizardApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every key binding that applies on the current screen, plus the screen's own extras."""
-        yield from super().get_system_commands(screen)
         seen: set[str] = set()
+        for command in super().get_system_commands(screen):
+            seen.add(command.title)
+            yield command
         for binding in getattr(screen, "BINDINGS", []):
-            if not isinstance(binding, Binding) or not binding.description or binding.action in seen:
+            if not isinstance(binding, Binding) or not binding.description or binding.description in seen:
                 continue
             action = binding.action.split("(")[0]
-            if screen.check_action(action, ()) is False:
+            if not screen.check_action(action, ()):  # False hides a key, None disables it: neither is offered
                 continue
-            seen.add(binding.action)
+            seen.add(binding.description)
             key = binding.key_display or binding.key.split(",")[0]
             yield SystemCommand(binding.description, f"key: {key}", functools.partial(screen.run_action, binding.action))
         extra = getattr(screen, "palette_commands", None)

@@ -67,6 +67,8 @@ class PreflightScreen(Screen[None]):
         super().__init__()
         self.stage = stage
         self.results: dict[str, Any] = {}
+        self.run_count = 0
+        """How many times the checks were started (the first run plus each `r`)."""
 
     def compose(self) -> ComposeResult:
         from checks.registry import select
@@ -106,6 +108,7 @@ class PreflightScreen(Screen[None]):
         for row in self.rows:
             row.result = None
         self.running = True
+        self.run_count += 1
         self._paint_summary()
         self._paint_details()
         self._checks_worker()
@@ -171,11 +174,14 @@ class PreflightScreen(Screen[None]):
         for value, word in (("ok", "ok"), ("warn", "warnings"), ("fail", "failed"), ("error", "could not check"),
                             ("skip", "skipped")):
             if counts.get(value):
+                if value == "warn" and counts[value] == 1:
+                    word = "warning"
                 line.append(f"{counts[value]} {word}  ", style=CHECK_STYLE.get(value, ""))
         if not self.running and done:
             blocked = self._blocked_stages()
             if problems:
-                nxt = f" {', '.join(blocked)} cannot start until they pass." if blocked else ""
+                them = "they pass" if problems > 1 else "it passes"
+                nxt = f" {', '.join(blocked)} cannot start until {them}." if blocked else ""
                 line.append(f"\n✗ {problems} check{'s' if problems > 1 else ''} must be fixed first.{nxt} "
                             "Select one to see the fix; press r to check again.", style="bold red")
             else:

@@ -108,6 +108,7 @@ class StageScreen(Screen[None]):
         self.matches: list[Any] = []
         self.catalogue = _catalogue()
         self._started_at: float | None = None
+        self._finished_at: float | None = None
         self._error: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -142,7 +143,7 @@ class StageScreen(Screen[None]):
         self.record, self.matches, self._error = None, [], None
         self.buffer.clear()
         self.query_one(StageLog).clear()
-        self._started_at = self.app.clock()
+        self._started_at, self._finished_at = self.app.clock(), None
         self.remove_class("-failed")
         self.status = "running"
         self._run_worker(force)
@@ -179,11 +180,13 @@ class StageScreen(Screen[None]):
         app.call_from_thread(self._run_finished, record, matches)
 
     def _run_broke(self, reason: str) -> None:
+        self._finished_at = self.app.clock()
         self._error = reason
         self.status = "failed"
 
     def _run_finished(self, record: Any, matches: list[Any]) -> None:
         self.query_one(StageLog).flush()
+        self._finished_at = self.app.clock()
         self.record, self.matches = record, matches
         self.status = status_value(record.status)
 
@@ -214,7 +217,9 @@ class StageScreen(Screen[None]):
         elif self.status != "idle":
             mark, word = STATUS_LOOK.get(self.status, ("?", self.status))
             line.append(f"{mark} {word}", style=STATUS_STYLE.get(self.status, ""))
-            took = getattr(self.record, "duration_s", None)
+            # Timed with the app's clock, like the step timers, so a frozen clock freezes them all.
+            took = None if self._started_at is None or self._finished_at is None \
+                else self._finished_at - self._started_at
             if took is not None:
                 line.append(f" in {format_duration(took)}", style="dim")
             if self.record is not None and getattr(self.record, "reason", None) and self.status != "failed":

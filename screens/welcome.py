@@ -18,6 +18,7 @@ class WelcomeScreen(ModalScreen[None]):
     """Shown once per state folder; Enter / Esc continues to the home screen."""
 
     BINDINGS = [Binding("enter,escape,space", "go", "Start", show=False)]
+    AUTO_FOCUS = None  # focusing the button would scroll the text away on a small terminal
 
     def __init__(self, locations: Any) -> None:
         super().__init__()
@@ -33,15 +34,11 @@ class WelcomeScreen(ModalScreen[None]):
         body = Group(
             Text("Welcome to pi05-wizard\n", style="bold"),
             Text(
-                "This wizard takes this host from a bare Ascend 910B machine to a running Pi-0.5 "
-                "training job, one stage at a time: preflight checks, the container, the CANN "
-                "upgrade, PyTorch and torch_npu, the model code, the dataset, the weights, "
-                "training, and an image you can reuse.\n"
+                "This wizard takes this Ascend 910B host to a running Pi-0.5 training job, one "
+                "stage at a time: checks, container, CANN, PyTorch, model code, dataset, weights, "
+                "training, and a reusable image.\n"
             ),
-            Text(
-                "Every stage's result is saved, so you can stop at any time and pick up where you "
-                "left off; a failed stage tells you which step failed and what to do.\n"
-            ),
+            Text("Results are saved: stop at any time and pick up where you left off.\n"),
             where,
             Text.from_markup(
                 "\nNothing runs until you ask. Press [b]p[/b] on any stage to preview every command "
@@ -51,9 +48,6 @@ class WelcomeScreen(ModalScreen[None]):
         with VerticalScroll(classes="dialog wide", id="welcome"):
             yield Static(body, classes="dialog-text")
             yield Button("Start (Enter)", variant="primary", id="start")
-
-    def on_mount(self) -> None:
-        self.query_one("#start", Button).focus()
 
     def on_button_pressed(self, _: Button.Pressed) -> None:
         self.dismiss(None)

@@ -65,9 +65,11 @@ def slow_stage(stage_id: str = "slow", seconds: float = 30) -> Stage:
     )
 
 
-def flood_stage(stage_id: str = "flood", lines: int = 200_000) -> Stage:
-    """A stage printing `lines` lines as fast as it can."""
-    code = f"import sys\nw=sys.stdout.write\nfor i in range({lines}): w('flood line %d of output\\n' % i)"
+def flood_stage(stage_id: str = "flood", lines: int = 200_000, min_seconds: float = 0.0) -> Stage:
+    """A stage printing `lines` lines as fast as it can, then more until `min_seconds` have passed."""
+    code = (f"import sys, time\nw=sys.stdout.write\nend=time.time()+{min_seconds}\n"
+            f"for i in range({lines}): w('flood line %d of output\\n' % i)\n"
+            "while time.time() < end:\n    w('more flood\\n' * 1000)\n")
     return Stage(id=stage_id, title="Flood", description="Prints a lot.", where=Where.HOST,
                  steps=lambda ctx: [Step("Flood", argv=py(code), timeout_s=120)])
 
@@ -117,3 +119,14 @@ def screen_text(app: Any) -> str:
         elif content is not None and not hasattr(content, "plain") or hasattr(content, "__rich_console__"):
             console.print(content)
     return console.export_text()
+
+
+def sim_session(base: Path, variant: str = "healthy") -> Any:
+    """A real `wizard.session.Session` on a simulated host built under `base/host`, state under `base`."""
+    from wizard.recipe import load_recipe
+    from wizard.session import Session
+    from wizard.simhost import build_sim_host
+
+    root = build_sim_host(base / "host", variant)
+    locations = Locations.under(base)
+    return Session(locations=locations, recipe=load_recipe(locations), host=LocalHost(root), root=str(root))

@@ -58,7 +58,7 @@ class CheckRow(ListItem):
             return
         grid = Table.grid(padding=(0, 1), expand=True)
         grid.add_column(width=1)
-        grid.add_column(width=22, no_wrap=True, overflow="ellipsis")
+        grid.add_column(width=24, no_wrap=True, overflow="ellipsis")
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         if self.result is None:
             grid.add_row(Text(self.mark, style="cyan"), Text(self.title), Text("checking…", style="dim"))

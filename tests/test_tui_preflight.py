@@ -1,0 +1,92 @@
+"""Pilot tests of the preflight screen on simulated hosts: marks appear as results arrive, details show the fix."""
+
+from __future__ import annotations
+
+import asyncio
+
+from screens.app import make_app
+from screens.preflight import PreflightScreen
+from tui_fixtures import screen_text, sim_session, wait_for
+from wizard.simhost import EXPECTED_PROBLEMS, SIM_CHECK_IDS
+
+SIZE = (120, 40)
+
+
+def _app(session):
+    from wizard.stages.registry import all_stages
+
+    return make_app(session, all_stages(), welcome=False, check_ids=SIM_CHECK_IDS, offline=True)
+
+
+async def _open_preflight(app, pilot) -> PreflightScreen:
+    await pilot.pause()
+    assert app.screen.query_one("#stage-list").selected_stage_id == "preflight"
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, PreflightScreen), what="preflight screen")
+    screen = app.screen
+    await wait_for(pilot, lambda: not screen.running and len(screen.results) == len(SIM_CHECK_IDS),
+                   what="all check results", timeout=30)
+    return screen
+
+
+def test_preflight_healthy_host_all_marks():
+    asyncio.run(_healthy())
+
+
+async def _healthy(tmp_path=None):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        session = sim_session(Path(tmp))
+        app = _app(session)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _open_preflight(app, pilot)
+            marks = {row.check_id: row.mark for row in screen.rows}
+            assert set(marks) == set(SIM_CHECK_IDS)
+            assert not any(m in "✗?" for m in marks.values()), marks
+            assert marks["devices"] == "✓" and marks["npu-smi"] == "✓"
+            assert "ready for the next stage" in screen_text(app)
+            assert session.store.last("preflight").status.value == "succeeded"
+            await pilot.press("escape")
+            await pilot.pause()
+            assert "succeeded" in str(app.screen.query_one("#stage-list").get_row("preflight")[2])
+
+
+def test_preflight_broken_host_marks_and_remedy():
+    asyncio.run(_broken())
+
+
+async def _broken():
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        session = sim_session(Path(tmp), "driver-not-mounted")
+        app = _app(session)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _open_preflight(app, pilot)
+            marks = {row.check_id: row.mark for row in screen.rows}
+            expected = EXPECTED_PROBLEMS["driver-not-mounted"]
+            assert marks["driver"] == "✗"
+            assert [cid for cid, m in marks.items() if m == "✗"] == list(expected)
+            assert "must be fixed first" in screen_text(app)
+            # Select the failed row: the details show the reason, that it blocks, and the remedy.
+            ids = [row.check_id for row in screen.rows]
+            await pilot.press(*["down"] * ids.index("driver"))
+            await pilot.pause()
+            text = screen_text(app)
+            assert "This blocks the next stage: Container" in text
+            result = screen.results["driver"]
+            assert result.remedies, "the driver check names a remedy"
+            assert "Fix:" in text
+            from wizard.remedies import load_catalogue
+
+            flat = " ".join(text.split())
+            assert " ".join(load_catalogue()[result.remedies[0]].instructions.split())[:60] in flat
+            assert session.store.last("preflight").status.value == "failed"
+            # r re-runs every check: rows go back to spinners, then fill in again.
+            await pilot.press("r")
+            await wait_for(pilot, lambda: screen.run_count == 2, what="second run")
+            await wait_for(pilot, lambda: not screen.running, what="re-run", timeout=30)
+            assert screen.results["driver"].status.mark == "✗"
