@@ -232,12 +232,15 @@ def _edge(j: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray, 
     return np.where(j >= num_bins, stop, value)
 
 
-def _count_less(sorted_rows: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """For each (r, q): how many of `sorted_rows[r, :]` are < `values[r, q]` (a left searchsorted per row)."""
-    rows, length = sorted_rows.shape
+def _count_less(sorted_rows: np.ndarray, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """For each (i, q): how many of `sorted_rows[rows[i], :]` are < `values[i, q]` (a left searchsorted per row).
+
+    `rows` picks the row of each line of `values` (default: line i searches row i).
+    """
+    length = sorted_rows.shape[1]
     lo = np.zeros(values.shape, dtype=np.intp)
     hi = np.full(values.shape, length, dtype=np.intp)
-    r_idx = np.arange(rows)[:, None]
+    r_idx = (np.arange(values.shape[0]) if rows is None else rows)[:, None]
     for _ in range(int(length).bit_length() + 1):
         mid = (lo + hi) >> 1
         probe = sorted_rows[r_idx, np.minimum(mid, length - 1)]
@@ -248,14 +251,55 @@ def _count_less(sorted_rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     return lo
 
 
+#: Sorted positions looked at on each side of an order statistic before falling back to a binary search.
+WINDOW = 8
+
+
+def _count_below_near(srt: np.ndarray, kth: np.ndarray, bound: np.ndarray, right: bool) -> np.ndarray:
+    """How many of each sorted row are < `bound[r, q]`, knowing on which side of `srt[r, kth[q]]` it lies.
+
+    `right=False`: `srt[r, kth[q]] >= bound[r, q]`, so the count is <= kth[q]; `right=True`:
+    `srt[r, kth[q]] < bound[r, q]`, so it is > kth[q]. The count is found among the `WINDOW` sorted
+    neighbours on that side (a histogram bin rarely holds more); rows where the window does not reach
+    the boundary (long runs of ties) get an exact binary search. Same integers as `_count_less`.
+    """
+    rows, n = srt.shape
+    offsets = np.arange(1, WINDOW + 1) if not right else np.arange(1, WINDOW + 1)
+    if right:
+        pos = kth[:, None] + offsets[None, :]                  # (Q, W): kth+1 .. kth+W
+        valid = pos < n
+    else:
+        pos = kth[:, None] - offsets[None, :]                  # (Q, W): kth-1 .. kth-W
+        valid = pos >= 0
+    near = srt[:, np.clip(pos, 0, n - 1)]                      # (R, Q, W)
+    b = bound[:, :, None]
+    if right:
+        hits = (near < b) & valid[None]
+        count = kth[None, :] + 1 + hits.sum(axis=2)
+        open_end = valid[None, :, -1] & (near[:, :, -1] < bound)
+    else:
+        hits = (near >= b) & valid[None]
+        count = kth[None, :] - hits.sum(axis=2)
+        open_end = valid[None, :, -1] & (near[:, :, -1] >= bound)
+    if open_end.any():
+        r, q = np.nonzero(open_end)
+        count[r, q] = _count_less(srt, bound[r, q][:, None], rows=r)[:, 0]
+    return count
+
+
 def group_stats(episodes: np.ndarray, levels: tuple[float, ...] = QUANTILE_LEVELS) -> dict[str, np.ndarray]:
     """Statistics of G episodes of the same length n, each as `episode_stats` gives it, in one pass.
 
-    Equal to calling `episode_stats` on each episode (tested bit for bit): `np.mean` over axis 1 of a
-    (G, n, D) array sums each (g, d) in the same order as over axis 0 of one episode's (n, D) (another
-    layout would not: numpy's float32 summation order depends on it), and each histogram quantile is
-    found from the order statistics instead of all 5001 cumulative counts: the first bin whose
-    cumulative count reaches k = ceil(q * n) is the last one whose left edge is <= the k-th smallest value.
+    Equal to calling `episode_stats` on each episode (tested bit for bit). numpy's float32 summation
+    order depends on the layout, so the means are taken in one that sums each (episode, dimension)
+    in the order `np.mean(matrix, axis=0)` does for one (n, D) episode: for D >= 2 the rows are added
+    one after another, which a (n, G * D) matrix reduced over axis 0 also does (and fast: its inner
+    loop runs over all G * D columns); for D == 1 numpy sums the contiguous column pairwise, which a
+    (G, n) matrix reduced over axis 1 also does.
+
+    Each histogram quantile is found from the order statistics instead of all 5001 cumulative counts:
+    the first bin whose cumulative count reaches k = ceil(q * n) is the last one whose left edge is <=
+    the k-th smallest value; the counts below that bin's two edges are then found near the k-th value.
 
     Args:
         episodes: shape (G, n, D), n >= 1, finite values, the column's dtype.
@@ -265,16 +309,24 @@ def group_stats(episodes: np.ndarray, levels: tuple[float, ...] = QUANTILE_LEVEL
     """
     groups, n, dims = episodes.shape
     count = np.full((groups, 1), n, dtype=np.int64)
-    mean = np.mean(episodes, axis=1)
     if n < 2:
+        mean = np.mean(episodes, axis=1)
         out = {"min": np.min(episodes, axis=1), "max": np.max(episodes, axis=1), "mean": mean,
                "std": np.std(episodes, axis=1), "count": count}
         for key in QUANTILE_KEYS:
             out[key] = mean.astype(np.float64)
         return out
-    mean_sq = np.mean(episodes ** 2, axis=1)
+    if dims == 1:
+        rows = np.array(episodes.reshape(groups, n))                               # (R, n), R = G
+        mean = np.mean(rows, axis=1).reshape(groups, 1)
+        mean_sq = np.mean(rows ** 2, axis=1).reshape(groups, 1)
+    else:
+        frames = np.ascontiguousarray(episodes.transpose(1, 0, 2)).reshape(n, groups * dims)
+        mean = np.mean(frames, axis=0).reshape(groups, dims)
+        mean_sq = np.mean(frames ** 2, axis=0).reshape(groups, dims)
+        rows = np.ascontiguousarray(frames.T)                                      # (R, n), R = G * D
     std = np.sqrt(np.maximum(0, mean_sq - mean ** 2))
-    rows = np.sort(np.ascontiguousarray(episodes.transpose(0, 2, 1)).reshape(groups * dims, n), axis=1)
+    rows.sort(axis=1)
     lo_r, hi_r = rows[:, 0], rows[:, -1]
     out = {"min": lo_r.reshape(groups, dims), "max": hi_r.reshape(groups, dims), "mean": mean, "std": std,
            "count": count}
@@ -287,8 +339,8 @@ def group_stats(episodes: np.ndarray, levels: tuple[float, ...] = QUANTILE_LEVEL
     delta = np.subtract(stop, start, dtype=wdt)
     step = delta / t(NUM_BINS)
     targets = np.array([q * n for q in levels], dtype=np.float64)[None, :]        # (1, Q)
-    kth = np.ceil(targets[0]).astype(np.intp)                                      # (Q,)
-    x = srt[:, kth - 1]                                                            # (R, Q)
+    kth = np.ceil(targets[0]).astype(np.intp) - 1                                  # (Q,), 0-based
+    x = srt[:, kth]                                                                # (R, Q)
     last = NUM_BINS - 1
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         guess = np.floor((x.astype(np.float64) - start) / step.astype(np.float64))
@@ -302,21 +354,27 @@ def group_stats(episodes: np.ndarray, levels: tuple[float, ...] = QUANTILE_LEVEL
         return _edge(j, bstart, bstop, bstep, bdelta, wdt)
 
     # idx = the last edge number in [0, NUM_BINS - 1] whose edge is <= x (edge 0 always is).
+    e_lo = edge(idx)
+    e_hi = edge(idx + 1)
     for _ in range(8):
-        up = (idx < last) & (edge(idx + 1) <= x)
-        down = (idx > 0) & (edge(idx) > x)
+        up = (idx < last) & (e_hi <= x)
+        down = (idx > 0) & (e_lo > x)
         if not (up.any() or down.any()):
             break
         idx = idx + up - down
-    stuck = ((idx > 0) & (edge(idx) > x)) | ((idx < last) & (edge(idx + 1) <= x))
-    for r, q in zip(*np.nonzero(stuck)):  # rounding far from the estimate: search the real edges
-        full = histogram_edges(lo_r[r], hi_r[r], wdt)
-        idx[r, q] = min(int(np.searchsorted(full[1:NUM_BINS], x[r, q], side="right")), last)
+        e_lo = edge(idx)
+        e_hi = edge(idx + 1)
+    stuck = ((idx > 0) & (e_lo > x)) | ((idx < last) & (e_hi <= x))
+    if stuck.any():
+        for r, q in zip(*np.nonzero(stuck)):  # rounding far from the estimate: search the real edges
+            full = histogram_edges(lo_r[r], hi_r[r], wdt)
+            idx[r, q] = min(int(np.searchsorted(full[1:NUM_BINS], x[r, q], side="right")), last)
+        e_lo = edge(idx)
+        e_hi = edge(idx + 1)
 
-    e_lo = edge(idx)
-    e_hi = edge(idx + 1)
-    before = _count_less(srt, e_lo)
-    after = np.where(idx < last, _count_less(srt, e_hi), n)
+    # e_lo <= x (or idx == 0) and x < e_hi (or idx == last): the counts lie on either side of the k-th value.
+    before = np.where(idx > 0, _count_below_near(srt, kth, e_lo, right=False), 0)
+    after = np.where(idx < last, _count_below_near(srt, kth, e_hi, right=True), n)
     in_bin = (after - before).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         fraction = (targets - before) / in_bin
@@ -350,7 +408,12 @@ def block_stats(matrix: np.ndarray, lengths: np.ndarray) -> dict[str, np.ndarray
             one = episode_stats(np.ascontiguousarray(matrix[starts[members[0]]:starts[members[0]] + n]))
             part = {key: np.asarray(value)[None, :] for key, value in one.items()}
         else:
-            part = group_stats(matrix[starts[members][:, None] + np.arange(n)[None, :]])
+            first, count = int(members[0]), len(members)
+            if int(members[-1]) - first + 1 == count:  # consecutive episodes: a view, no copy
+                s0 = int(starts[first])
+                part = group_stats(matrix[s0:s0 + count * n].reshape(count, n, matrix.shape[1]))
+            else:
+                part = group_stats(matrix[starts[members][:, None] + np.arange(n)[None, :]])
         for key, value in part.items():
             if key not in out:
                 out[key] = np.empty((len(lengths), value.shape[1]), dtype=value.dtype)

@@ -43,8 +43,13 @@ def _episode_meta_files(root: Path) -> list[Path]:
     return sorted((root / "meta" / "episodes").glob("chunk-*/file-*.parquet"))
 
 
-def read_episode_index(root: Path, info: DatasetInfo) -> EpisodeIndex:
+def read_episode_index(root: Path, info: DatasetInfo, videos: bool = True) -> EpisodeIndex:
     """Read the v3.0 episodes metadata (only the columns needed).
+
+    Args:
+        root: the dataset folder.
+        info: its `meta/info.json`.
+        videos: also read the video file columns (for `video_files`); False leaves `video_files` empty.
 
     Raises:
         DatasetError: no episodes metadata, or a file that is not readable parquet (named),
@@ -57,6 +62,7 @@ def read_episode_index(root: Path, info: DatasetInfo) -> EpisodeIndex:
     out = EpisodeIndex()
     data_refs: set[tuple[int, int]] = set()
     video_refs: set[str] = set()
+    video_keys = info.video_keys if videos else []
     for path in files:
         try:
             pf = pq.ParquetFile(path)
@@ -65,26 +71,34 @@ def read_episode_index(root: Path, info: DatasetInfo) -> EpisodeIndex:
             missing = [c for c in wanted if c not in schema.names]
             if missing:
                 raise DatasetError(f"{path} lacks the column(s) {', '.join(missing)}")
-            vid_cols = [f"videos/{k}/{x}" for k in info.video_keys for x in ("chunk_index", "file_index")]
+            vid_cols = [f"videos/{k}/{x}" for k in video_keys for x in ("chunk_index", "file_index")]
             vid_cols = [c for c in vid_cols if c in schema.names]
             table = pf.read(columns=wanted + vid_cols, use_threads=False)
         except DatasetError:
             raise
         except (OSError, pa.ArrowException) as exc:
             raise DatasetError(f"{path} is not a readable parquet file: {exc}") from exc
-        cols = {name: table.column(name).to_pylist() for name in table.column_names}
-        for i, ep in enumerate(cols["episode_index"]):
-            length = cols["length"][i]
-            chunk, fidx = cols["data/chunk_index"][i], cols["data/file_index"][i]
-            if ep is None or length is None or chunk is None or fidx is None:
-                raise DatasetError(f"{path} row {i} has empty episode fields")
-            out.lengths[int(ep)] = int(length)
-            data_refs.add((int(chunk), int(fidx)))
-            for key in info.video_keys:
-                c, f = cols.get(f"videos/{key}/chunk_index"), cols.get(f"videos/{key}/file_index")
-                if c is not None and f is not None and c[i] is not None and f[i] is not None and info.video_path:
-                    video_refs.add(format_path(info.video_path, video_key=key, chunk_index=int(c[i]),
-                                               file_index=int(f[i])))
+        not_int = [c for c in wanted if not pa.types.is_integer(table.column(c).type)]
+        if not_int:
+            raise DatasetError(f"{path}: column(s) {', '.join(not_int)} do not hold integers")
+        if any(table.column(c).null_count for c in wanted):
+            for c in wanted:
+                if table.column(c).null_count:
+                    i = int(np.flatnonzero(table.column(c).is_null().to_numpy(zero_copy_only=False))[0])
+                    raise DatasetError(f"{path} row {i} has empty episode fields")
+        eps, lengths, chunks, fidxs = (table.column(c).to_numpy() for c in wanted)
+        out.lengths.update(zip(eps.tolist(), lengths.tolist()))
+        data_refs.update(zip(chunks.tolist(), fidxs.tolist()))
+        if info.video_path:
+            for key in video_keys:
+                names = (f"videos/{key}/chunk_index", f"videos/{key}/file_index")
+                if not all(n in table.column_names for n in names):
+                    continue
+                c, f = table.column(names[0]), table.column(names[1])
+                for ci, fi in set(zip(c.to_pylist(), f.to_pylist())):
+                    if ci is not None and fi is not None:
+                        video_refs.add(format_path(info.video_path, video_key=key, chunk_index=int(ci),
+                                                   file_index=int(fi)))
     out.data_files = [format_path(info.data_path, chunk_index=c, file_index=f) for c, f in sorted(data_refs)]
     out.video_files = sorted(video_refs)
     return out
@@ -165,13 +179,26 @@ def _batches(pf: pq.ParquetFile, columns: list[str]) -> Iterator[pa.RecordBatch]
             yield from pf.iter_batches(batch_size=BATCH_ROWS, row_groups=[rg], columns=columns)
 
 
+def _file_batches(root: Path, files: list[str], columns: list[str]) -> Iterator[tuple[Path, pa.RecordBatch]]:
+    """(path, record batch) of every data file in order; a missing or corrupt file raises `DatasetError` naming it."""
+    for rel in files:
+        path = Path(root) / rel
+        pf = open_parquet(path, columns)
+        try:
+            for batch in _batches(pf, columns):
+                yield path, batch
+        except (OSError, pa.ArrowException) as exc:
+            raise DatasetError(f"{path} is not a readable parquet file: {exc}") from exc
+
+
 def iter_blocks(root: Path, files: list[str], columns: list[str]
                 ) -> Iterator[tuple[list[int], np.ndarray, dict[str, pa.Array]]]:
     """Yield blocks of whole episodes: (episode indices, their lengths, column -> rows), in file order.
 
-    A block is what one record batch completes: every episode whose last row has been read. An
-    episode running on into the next batch or file is held back until it ends, so a block holds at
-    most about `BATCH_ROWS` rows plus the largest episode.
+    A block is what one record batch completes: every episode whose last row has been read. The next
+    batch is read before a block is yielded, so an episode is known to have ended when the next batch
+    starts with another one (or there is none); an episode running on into the next batch or file is
+    held back until it ends. A block holds at most about `BATCH_ROWS` rows plus the largest episode.
 
     Args:
         root: the dataset folder.
@@ -184,6 +211,7 @@ def iter_blocks(root: Path, files: list[str], columns: list[str]
     """
     read_cols = list(dict.fromkeys([*columns, "episode_index"]))
     runs: list[list[int]] = []          # [episode, rows] of the rows held, in order
+    held_eps: set[int] = set()          # the episodes in `runs`
     held: dict[str, list[pa.Array]] = {c: [] for c in columns}
     finished: set[int] = set()
 
@@ -196,38 +224,50 @@ def iter_blocks(root: Path, files: list[str], columns: list[str]
         for c in columns:
             held[c] = [block[c].slice(rows)] if keep_last else []
         del runs[:len(complete)]
-        finished.update(ep for ep, _ in complete)
-        return ([ep for ep, _ in complete], np.array([n for _, n in complete], dtype=np.intp),
+        done = [ep for ep, _ in complete]
+        finished.update(done)
+        held_eps.difference_update(done)
+        return (done, np.array([n for _, n in complete], dtype=np.intp),
                 {c: block[c].slice(0, rows) for c in columns})
 
-    for rel in files:
-        path = Path(root) / rel
-        pf = open_parquet(path, read_cols)
-        try:
-            for batch in _batches(pf, read_cols):
-                ep_col = batch.column("episode_index")
-                if ep_col.null_count:
-                    raise DatasetError(f"{path}: episode_index has null values")
-                ep = ep_col.to_numpy(zero_copy_only=False)
-                if not len(ep):
-                    continue
-                cuts = np.flatnonzero(ep[1:] != ep[:-1]) + 1
-                bounds = [0, *cuts.tolist(), len(ep)]
-                for s, e in zip(bounds[:-1], bounds[1:]):
-                    idx = int(ep[s])
-                    if runs and runs[-1][0] == idx:
-                        runs[-1][1] += e - s
-                        continue
-                    if idx in finished or any(r[0] == idx for r in runs):
-                        raise DatasetError(f"{path}: rows of episode {idx} are not contiguous")
-                    runs.append([idx, e - s])
-                for c in columns:
-                    held[c].append(batch.column(c))
-                out = flush(keep_last=True)
-                if out is not None:
-                    yield out
-        except (OSError, pa.ArrowException) as exc:
-            raise DatasetError(f"{path} is not a readable parquet file: {exc}") from exc
+    def episodes_of(path: Path, batch: pa.RecordBatch) -> np.ndarray:
+        ep_col = batch.column("episode_index")
+        if ep_col.null_count:
+            raise DatasetError(f"{path}: episode_index has null values")
+        return ep_col.to_numpy(zero_copy_only=False)
+
+    stream = _file_batches(root, files, read_cols)
+    current = next(stream, None)
+    while current is not None:
+        path, batch = current
+        ep = episodes_of(path, batch)
+        current = next(stream, None)
+        if not len(ep):
+            continue
+        cuts = np.flatnonzero(ep[1:] != ep[:-1]) + 1
+        bounds = [0, *cuts.tolist(), len(ep)]
+        for s, e in zip(bounds[:-1], bounds[1:]):
+            idx = int(ep[s])
+            if runs and runs[-1][0] == idx:
+                runs[-1][1] += e - s
+                continue
+            if idx in finished or idx in held_eps:
+                raise DatasetError(f"{path}: rows of episode {idx} are not contiguous")
+            runs.append([idx, e - s])
+            held_eps.add(idx)
+        for c in columns:
+            held[c].append(batch.column(c))
+        # the last episode goes on when the next non-empty batch starts with it
+        following = None
+        while current is not None:
+            following = episodes_of(*current)
+            if len(following):
+                break
+            current = next(stream, None)
+        keep_last = current is not None and following is not None and int(following[0]) == runs[-1][0]
+        out = flush(keep_last=keep_last)
+        if out is not None:
+            yield out
     out = flush(keep_last=False)
     if out is not None:
         yield out

@@ -185,7 +185,7 @@ def compute_stats(
     run = StatsRun(mode="exact" if exact else "histogram")
     names = _check_features(info, features, run)
     run.features = names
-    index = read_episode_index(root, info)
+    index = read_episode_index(root, info, videos=False)
     dims = {n: info.features[n].shape[0] for n in names}
     per_block: dict[str, list[dict[str, np.ndarray]]] = {n: [] for n in names}
     whole: dict[str, list[np.ndarray]] = {n: [] for n in names}
