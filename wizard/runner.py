@@ -296,6 +296,8 @@ def _run_body(stage: Stage, ctx: StageContext, steps: list[Step], fan: _Fanout, 
         if outcome is None:
             suffix = "" if where is Where.HOST else "   (in the container)"
             fan.wizard(f"$ {step.command_text()}{suffix}", index)
+            if where is Where.CONTAINER and step.argv is not None:
+                step = _with_env_sources(step, ctx, fan, index)
             outcome = _run_step(step, index, where, ctx, fan, cancel, grace_s, tick_s)
         if outcome.exit_code is not None and step.argv is not None:
             exit_code = outcome.exit_code
@@ -345,6 +347,39 @@ def _step_verdict(index: int, o: StepOutcome) -> str:
     if o.cancelled:
         return f"✗ step {n} cancelled after {_fmt_s(o.duration_s)}"
     return f"✗ step {n} failed: {_why(o)}"
+
+
+def _with_env_sources(step: Step, ctx: StageContext, fan: _Fanout, index: int) -> Step:
+    """The step with the env scripts recorded by the `cann-env-not-sourced` / `nnal-missing` fixes sourced first.
+
+    Uses `wizard.stages.common.sourced`: bash sources each script, then `exec`s the step's argv; the
+    scripts and the argv are positional arguments of a fixed bash program, never spliced into its
+    text, so quoting stays exact. A recorded script that does not exist (yet) in the container (the
+    toolkit before the CANN stage installed it) is left out, with a line saying so.
+    """
+    from dataclasses import replace
+
+    from wizard.remedies.fixes import stage_env_sources
+    from wizard.stages.common import sourced
+
+    try:
+        recorded = stage_env_sources(ctx.locations)
+    except Exception:  # noqa: BLE001 - an unreadable record must not stop the stage
+        return step
+    if not recorded:
+        return step
+    try:
+        host = ctx.host_for(Where.CONTAINER)
+        present = [f for f in recorded if host.stat(f) is not None]
+    except Exception:  # noqa: BLE001 - no container: the step itself will say so
+        return step
+    for f in recorded:
+        if f not in present:
+            fan.wizard(f"  (not sourcing {f}: it does not exist in the container yet)", index)
+    if not present:
+        return step
+    fan.wizard(f"  (sourcing {', '.join(present)} first, as `pi05-wizard fix` recorded)", index)
+    return replace(step, argv=sourced(present, list(step.argv or [])))
 
 
 def _run_step(step: Step, index: int, where: Where, ctx: StageContext, fan: _Fanout,
