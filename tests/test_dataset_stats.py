@@ -90,6 +90,45 @@ def test_vectorized_equals_per_episode_reference_bit_for_bit(case):
             assert np.array_equal(np.asarray(ref[key]), got[key][i]), (key, n)
 
 
+def _hard_cases():
+    """Layouts the fast path treats specially: long and ragged episodes, many episodes, ties, D == 1."""
+    rng = np.random.default_rng(11)
+    dtypes = [np.float32, np.float64, np.int64]
+    for trial in range(36):
+        dims = [1, 2, 6][trial % 3]
+        dtype = dtypes[(trial // 3) % 3]
+        episodes = int(rng.integers(1, 160)) if trial % 4 == 0 else int(rng.integers(1, 12))
+        if trial % 2:  # ragged, wide range of lengths (several padding batches)
+            lengths = rng.integers(1, 700, size=episodes)
+        else:
+            lengths = np.full(episodes, int(rng.integers(2, 700)))
+        rows = int(lengths.sum())
+        style = (trial // 9) % 4
+        if style == 0:
+            m = rng.normal(size=(rows, dims)) * 30 + 5
+        elif style == 1:
+            m = rng.integers(-3, 3, size=(rows, dims)) * 0.25  # long runs of ties, past the search window
+        elif style == 2:
+            m = np.where(rng.random((rows, dims)) < 0.5, -0.0, rng.normal(size=(rows, dims)) * 1e-30)
+        else:
+            m = rng.standard_cauchy(size=(rows, dims)) * 1e3
+        yield np.ascontiguousarray(m.astype(dtype) if dtype != np.int64 else np.round(m * 100).astype(dtype)), lengths
+
+
+@pytest.mark.parametrize("case", list(range(36)))
+def test_fast_path_equals_reference_on_hard_layouts(case):
+    m, lengths = list(_hard_cases())[case]
+    got = block_stats(m, lengths)
+    start = 0
+    for i, n in enumerate(lengths):
+        ref = episode_stats(np.ascontiguousarray(m[start:start + n]))
+        start += n
+        for key in STAT_KEYS:
+            assert np.asarray(ref[key]).dtype == got[key].dtype, key
+            assert np.array_equal(np.asarray(ref[key]), got[key][i]), (key, i, n)
+            assert np.array_equal(np.signbit(np.asarray(ref[key])), np.signbit(got[key][i])), (key, i, "sign")
+
+
 def test_reference_quantile_agrees_with_numpy_histogram():
     rng = np.random.default_rng(1)
     col = rng.normal(size=257).astype(np.float32)
