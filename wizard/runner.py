@@ -215,7 +215,7 @@ def run_stage(
     """
     log_path = log_path_for(ctx.locations.logs_dir, stage.id)
     log_sink = LogFileSink(log_path)
-    fan = _Fanout([log_sink, *sinks])
+    fan = _Fanout([log_sink, *sinks, *_extra_sinks(stage, ctx, sinks)])
     rec = StageRecord(stage_id=stage.id, status=StageStatus.RUNNING, started=utcnow(),
                       log_path=str(log_path), pid=os.getpid(), host=_host_name(stage, ctx))
     try:
@@ -254,6 +254,23 @@ def run_stage(
     fan.event("close")
     log_sink.close()
     return rec
+
+
+def _extra_sinks(stage: Stage, ctx: StageContext, sinks: Sequence[Sink]) -> list[Sink]:
+    """Sinks a stage's declaration asks for: a metrics recorder for `metrics=True` stages.
+
+    A `TrainingMetrics` the caller passed (the UI's live chart) is shared, not duplicated.
+    """
+    if not getattr(stage, "metrics", False):
+        return []
+    try:
+        from wizard.training.metrics import TrainingMetrics
+        from wizard.training.snapshot import MetricsRecorder, metrics_path
+
+        shared = next((s for s in sinks if isinstance(s, TrainingMetrics)), None)
+        return [MetricsRecorder(metrics_path(ctx.locations.stages_dir, stage.id), shared)]
+    except Exception:  # noqa: BLE001 - progress is a convenience; the stage runs without it
+        return []
 
 
 def _stage_verdict(stage: Stage, rec: StageRecord) -> str:

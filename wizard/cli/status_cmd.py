@@ -14,6 +14,7 @@ from wizard.cli import EXIT_OK, UsageError
 from wizard.locations import Locations
 from wizard.stage_lookup import StageLookupError, find_stage, stage_ids
 from wizard.state import StateStore, WizardLock
+from wizard.training.snapshot import progress_text, read_metrics
 
 _STYLE = {"succeeded": "green", "failed": "bold red", "interrupted": "bold yellow", "cancelled": "yellow",
           "running": "cyan", "skipped": "dim", "pending": "dim"}
@@ -29,6 +30,9 @@ def register(subparsers: Any) -> None:
 
 def collect(locations: Locations) -> dict[str, Any]:
     """Status as plain data: `{"lock_holder": pid|None, "stages": [{"id", "title", "status", "record"}...]}`.
+
+    A stage that keeps training metrics (`train`) also has `"metrics"`: the last run's progress
+    snapshot (`wizard.training.snapshot.snapshot_dict`).
 
     Stages that never ran are `pending` with `record` None. Raises UsageError for a broken stage hook.
     """
@@ -48,9 +52,12 @@ def collect(locations: Locations) -> dict[str, Any]:
     stages = []
     for sid in ids:
         rec = records.get(sid)
-        stages.append({"id": sid, "title": titles.get(sid, sid),
-                       "status": rec.status.value if rec else "pending",
-                       "record": json.loads(rec.model_dump_json()) if rec else None})
+        entry = {"id": sid, "title": titles.get(sid, sid), "status": rec.status.value if rec else "pending",
+                 "record": json.loads(rec.model_dump_json()) if rec else None}
+        metrics = read_metrics(locations.stages_dir, sid) if rec else None
+        if metrics is not None:
+            entry["metrics"] = metrics
+        stages.append(entry)
     return {"lock_holder": WizardLock(locations).holder(), "state_dir": str(locations.state_dir), "stages": stages}
 
 
@@ -92,6 +99,9 @@ def handle(args: argparse.Namespace) -> int:
                       ", ".join(rec.get("remedies") or []))
     console = Console(highlight=False, emoji=False)
     console.print(table)
+    for st in data["stages"]:
+        if st.get("metrics") is not None:
+            console.print(f"{st['id']} progress (last run): {progress_text(st['metrics'])}", markup=False)
     if data["lock_holder"]:
         console.print(f"a wizard (pid {data['lock_holder']}) is running stages now", markup=False)
     return EXIT_OK

@@ -128,6 +128,8 @@ class Stage:
         steps: builds the ordered steps from a context.
         done: probe; True means the stage's work is already there (skip unless forced).
         verify: checks run after the steps; any fail/error result fails the stage.
+        metrics: its output carries training metrics (lerobot log lines): the runner parses them
+            and keeps a progress snapshot beside the stage record (`wizard.training.snapshot`).
     """
 
     id: str
@@ -138,3 +140,4 @@ class Stage:
     depends_on: tuple[str, ...] = ()
     done: Callable[[StageContext], bool] = lambda ctx: False
     verify: Callable[[StageContext], list[CheckResult]] = lambda ctx: []
+    metrics: bool = False

@@ -64,4 +64,5 @@ STAGE = Stage(
     depends_on=("dataset", "weights", "dependencies"),
     done=finished,
     verify=_verify,
+    metrics=True,
 )

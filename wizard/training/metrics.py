@@ -81,7 +81,13 @@ class TrainingMetrics(Sink):
         self._problems: dict[str, str] = {}
 
     def line(self, line: Line) -> None:
-        """Parse one line (cheap reject first: most lines carry no metrics)."""
+        """Parse one line (cheap reject first: most lines carry no metrics).
+
+        The wizard's own lines (stream "wizard": the `$ command` echo, verdicts) are not the
+        program's output and are skipped, as the remedy matcher does.
+        """
+        if line.stream == "wizard":
+            return
         text = line.text
         if not any(k in text for k in ("step", "cfg.", "dataset.", "Effective", "End of")):
             return
