@@ -250,6 +250,13 @@ class StageScreen(Screen[None]):
                 parts.append(Text(f"Step {failed.index + 1} failed: {failed.title}", style="bold red"))
             if getattr(rec, "reason", None):
                 parts.append(Text(rec.reason))
+        todo = Text("What to do: ", style="bold")
+        if self.fixable():
+            todo.append("press f to apply the known fix below, then r to re-run this stage.")
+        else:
+            todo.append("read the last lines below and the full log (l), fix the cause, then press r to "
+                        "re-run this stage.")
+        parts.append(todo)
         tail = [ln for ln in self.buffer.tail if ln.stream != "wizard"][-6:]
         if tail:
             parts.append(Text("Last lines:", style="dim"))
@@ -262,13 +269,6 @@ class StageScreen(Screen[None]):
                 label = "Harmless, known" if m.severity == "info" else "Known problem"
                 parts.append(Text.assemble((f"{label}: {remedy.title}. ", "bold yellow"), remedy.explanation))
                 parts.append(Text(f"  What to do: {remedy.instructions}"))
-        todo = Text("What to do: ", style="bold")
-        if self.fixable():
-            todo.append("press f to apply the fix above, then r to re-run this stage.")
-        else:
-            todo.append("read the last lines and the full log (l), fix the cause, then press r to re-run "
-                        "this stage.")
-        parts.append(todo)
         self.query_one("#failure", Static).update(Group(*parts))
 
     # -- actions --------------------------------------------------------------------------------

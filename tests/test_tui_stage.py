@@ -110,3 +110,37 @@ async def _test_escape_while_running_stays(tmp_path):
         assert isinstance(app.screen, StageScreen)
         app.screen.cancel_event.set()
         await wait_for(pilot, lambda: _status(app) == "cancelled", what="cancelled", timeout=20)
+
+
+def test_matched_remedy_is_explained_and_f_offered(tmp_path):
+    """The field report's push_to_hub failure (RECIPE.md, stage 8) matches the catalogue's remedy."""
+    import sys
+
+    from wizard.stages.base import Stage, Step, Where
+
+    line = ("huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
+            "'namespace/repo_name': '/data/koch_test'")
+    code = f"import sys; print('computing quantiles'); print({line!r}, file=sys.stderr); sys.exit(1)"
+    stage = Stage(id="dataset", title="Quantiles", description="Fails like the report.", where=Where.HOST,
+                  steps=lambda ctx: [Step("Quantile stats", argv=[sys.executable, "-c", code])])
+    session = simple_session(tmp_path)
+
+    async def go():
+        app = make_app(session, [stage], welcome=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: _status(app) == "failed", what="failure")
+            screen = app.screen
+            assert [m.id for m in screen.matches] == ["hub-push-local-path"]
+            assert screen.check_action("fix", ()) is True
+            text = screen_text(app)
+            assert "Known problem: " in text and "press f to apply the known fix" in text
+            await pilot.press("f")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "RemedyDialog"
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is screen
+        assert session.store.last("dataset").status.value == "failed"
+
+    asyncio.run(go())
