@@ -188,10 +188,10 @@ def test_sink_collects_per_stage_and_skips_wizard_and_progress_lines():
     sink.line(Line("EL0004 in progress", "stdout", progress=True))
     sink.line(Line("libatb.so: cannot open shared object file", "wizard"))
     sink.line_batch(["a", "ImportError: libhccl.so: cannot open shared object file", "b"], "stderr", 0.0, 0, False)
-    assert sink.matched_ids() == ["cann-env-not-sourced"]
+    assert sink.ids == ["cann-env-not-sourced"]
     assert sink.matches[0].line_no == 3 and [m.id for m in seen] == ["cann-env-not-sourced"]
     sink.stage_started("torch", [])
-    assert sink.matched_ids() == [] and sink.matches == []
+    assert sink.ids == [] and sink.matches == []
 
 
 def test_sink_is_a_runner_line_matcher():

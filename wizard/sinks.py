@@ -269,14 +269,10 @@ class LineMatcher(Sink):
     def ids(self) -> list[str]:
         """Ids of the patterns that matched so far, in order of first match.
 
-        The runner stores these in `StageRecord.remedies`; a subclass keeping its own
-        bookkeeping overrides this property.
+        The one way the runner asks a matcher what it found: it stores these in
+        `StageRecord.remedies`. A subclass keeping its own bookkeeping overrides this property.
         """
         return list(self._ids)
-
-    def matched_ids(self) -> list[str]:
-        """Same as `ids` (a method, for callers that prefer one)."""
-        return list(self.ids)
 
     def on_match(self, match: LineMatch) -> None:
         """Called for every hit, in order. Override in subclasses; the base does nothing."""

@@ -18,11 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from wizard.events import Line
 from wizard.remedies.catalogue import MAX_LINE_CHARS, SEVERITY_RANK, Catalogue, load_catalogue
-
-try:  # the runner's matcher base, when it has one; a plain Sink otherwise
-    from wizard.runner import LineMatcher as _SinkBase  # type: ignore[attr-defined]
-except Exception:  # noqa: BLE001 - ImportError, or a runner that is mid-rewrite
-    from wizard.events import Sink as _SinkBase
+from wizard.sinks import LineMatcher
 
 
 NumpyClass = Literal["benign", "blocking", "unknown"]
@@ -232,10 +228,10 @@ def worst_severity(matches: Iterable[Match]) -> str | None:
     return worst
 
 
-class RemedyMatcher(_SinkBase):  # type: ignore[misc,valid-type]
+class RemedyMatcher(LineMatcher):
     """A runner sink that matches every streamed line against the catalogue.
 
-    Subclasses the runner's `LineMatcher` (so the runner stores `matched_ids()` in the stage's
+    Subclasses `wizard.sinks.LineMatcher` (so the runner stores its `ids` in the stage's
     state record) but does its own matching: `line_batch` scans a whole chunk with the
     catalogue's substring index. Lines are numbered from 1 per stage run (reset on
     `stage_started`), counting stdout and stderr lines; the wizard's own lines and `\\r` progress
@@ -252,10 +248,7 @@ class RemedyMatcher(_SinkBase):  # type: ignore[misc,valid-type]
             benign: the recipe's harmless `pip check` list (`recipe.dependencies.benign`); defaults
                 to the shipped recipe's.
         """
-        try:
-            super().__init__()
-        except TypeError:  # a base that wants arguments; we keep our own state anyway
-            pass
+        super().__init__()  # no patterns: the catalogue's substring index does the matching
         self._cat = catalogue or load_catalogue()
         self._benign = default_benign() if benign is None else tuple(benign)
         self._col = _Collector(self._cat, self._benign)
@@ -304,7 +297,8 @@ class RemedyMatcher(_SinkBase):  # type: ignore[misc,valid-type]
         """One `Match` per remedy id, in order of first appearance (a consistent snapshot)."""
         return self._matches
 
-    def matched_ids(self) -> list[str]:
+    @property
+    def ids(self) -> list[str]:
         """Matched remedy ids, in order of first appearance (what the runner stores in the state record)."""
         with self._lock:
             return list(self._col.order)
