@@ -124,14 +124,16 @@ class Pi05WizardApp(App[int]):
             seen.add(command.title)
             yield command
         for binding in getattr(screen, "BINDINGS", []):
-            if not isinstance(binding, Binding) or not binding.description or binding.description in seen:
+            if not isinstance(binding, Binding) or not binding.description:
                 continue
             action = binding.action.split("(")[0]
-            if not screen.check_action(action, ()):  # False hides a key, None disables it: neither is offered
+            # The Footer's labels are short (80 columns); a screen may name them in full for the palette.
+            title = getattr(screen, "PALETTE_NAMES", {}).get(action, binding.description)
+            if title in seen or not screen.check_action(action, ()):  # False hides a key, None disables it
                 continue
-            seen.add(binding.description)
+            seen.add(title)
             key = binding.key_display or binding.key.split(",")[0]
-            yield SystemCommand(binding.description, f"key: {key}", functools.partial(screen.run_action, binding.action))
+            yield SystemCommand(title, f"key: {key}", functools.partial(screen.run_action, binding.action))
         extra = getattr(screen, "palette_commands", None)
         if callable(extra):
             yield from extra()

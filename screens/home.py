@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -20,6 +21,16 @@ from screens.widgets.status import STATUS_LOOK, STATUS_STYLE, status_value
 _DONE = {"succeeded", "skipped"}
 #: Statuses a restart should land on, so the operator can re-run them at once.
 _RESUME = {"interrupted", "failed", "running", "cancelled"}
+
+
+def steps_table(steps: list[Any]) -> Table:
+    """Numbered steps, each title with its command line below it; long commands wrap under the title."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(justify="right", no_wrap=True)
+    table.add_column(overflow="fold")
+    for i, step in enumerate(steps, start=1):
+        table.add_row(f"{i}.", Text.assemble(step.title, "\n", (step.command_text(), "dim")))
+    return table
 
 
 def next_pending(stages: list[Any], records: dict[str, Any]) -> Any | None:
@@ -40,17 +51,25 @@ def resume_target(stages: list[Any], records: dict[str, Any]) -> Any | None:
 
 
 class HomeScreen(Screen[None]):
-    """The pipeline (preflight ... image) on the left, the selected stage's details on the right."""
+    """The pipeline (preflight ... image) and the selected stage's details.
+
+    Side by side from 100 columns (the list keeps its natural width, the details take the rest);
+    stacked below that, with the details' most important lines (verdict, progress) first. `d`
+    shows the details full screen (Esc or `d` again returns).
+    """
 
     BINDINGS = [
         Binding("enter", "open", "Run", priority=True),
-        Binding("n", "next", "Next pending"),
+        Binding("n", "next", "Next"),
         Binding("r", "rerun", "Re-run"),
-        Binding("l", "last_log", "Last log"),
+        Binding("l", "last_log", "Log"),
         Binding("p", "plan", "Plan"),
+        Binding("d", "details", "Details"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
     ]
+    #: Long names for the command palette (the Footer shows the short ones above).
+    PALETTE_NAMES = {"next": "Next pending", "last_log": "Last log", "details": "Details full screen"}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -89,8 +108,18 @@ class HomeScreen(Screen[None]):
             hint.update(Text("Every stage has succeeded.", style="green"))
         else:
             hint.update(Text.from_markup(f"Next: [b]{nxt.title}[/b]  (press [b]n[/b])"))
+        self._place_hint()
         self.show_details()
         self.refresh_bindings()
+
+    def on_resize(self) -> None:
+        self._place_hint()
+
+    def _place_hint(self) -> None:
+        """Narrow: the "Next: ..." hint moves onto the list's bottom border, saving a line for the details."""
+        hint = self.query_one("#next-hint", Static)
+        narrow = self.app.size.width < 100
+        self.query_one("#pipeline").border_subtitle = hint.content if narrow else None
 
     # -- details --------------------------------------------------------------------------------
 
@@ -121,8 +150,26 @@ class HomeScreen(Screen[None]):
         rec = self._records.get(stage.id)
         value = status_value(getattr(rec, "status", None))
         mark, word = STATUS_LOOK.get(value, ("?", value))
-        yield Text(stage.title, style="bold")
-        yield Text(stage.description + "\n")
+        head = Text.assemble((stage.title, "bold"), "   ", (f"{mark} {word}", STATUS_STYLE.get(value, "")))
+        if rec is None:
+            head.append("  (never run)", style="dim")
+        elif getattr(rec, "exit_code", None) not in (None, 0):
+            head.append(f"  exit code {rec.exit_code}", style="dim")
+        yield head
+        failed = getattr(rec, "failed_step", None)
+        if failed is not None:
+            yield Text(f"Stopped at step {failed.index + 1}: {failed.title}")
+        if getattr(rec, "reason", None):
+            yield Text(rec.reason)
+        progress = self._training_progress(stage)
+        if progress:
+            yield Text(f"Training (last run): {progress}", style="cyan")
+        if getattr(rec, "remedies", None):
+            yield Text("Known problem matched: " + ", ".join(rec.remedies) + " (open the stage to see the fix)",
+                       style="yellow")
+        if getattr(rec, "log_path", None):
+            yield Text(f"Log: {self._short_path(rec.log_path)}  (press l)", style="dim")
+        yield Text("\n" + stage.description)
         where = status_value(getattr(stage, "where", "host"))
         yield Text(f"Runs on the {where}.", style="dim")
         if stage.depends_on:
@@ -134,30 +181,21 @@ class HomeScreen(Screen[None]):
                 needs.append(f"{dep_stage.title if dep_stage else dep} ", style="dim")
                 needs.append(STATUS_LOOK.get(dep_value, ("?",))[0], style=STATUS_STYLE.get(dep_value, ""))
             yield needs
-        yield Text("\nLast verdict", style="bold underline")
-        verdict = Text(f"{mark} {word}", style=STATUS_STYLE.get(value, ""))
-        if rec is None:
-            verdict.append("  (never run)", style="dim")
-        elif getattr(rec, "exit_code", None) not in (None, 0):
-            verdict.append(f"  exit code {rec.exit_code}", style="dim")
-        yield verdict
-        failed = getattr(rec, "failed_step", None)
-        if failed is not None:
-            yield Text(f"Stopped at step {failed.index + 1}: {failed.title}")
-        if getattr(rec, "reason", None):
-            yield Text(rec.reason)
-        if getattr(rec, "remedies", None):
-            yield Text("Known problem matched: " + ", ".join(rec.remedies) + " (open the stage to see the fix)",
-                       style="yellow")
-        if getattr(rec, "log_path", None):
-            yield Text(f"Log: {self._short_path(rec.log_path)}  (press l)", style="dim")
-        yield Text("\nSteps  (press p for the full commands)", style="bold underline")
+        yield Text("\nSteps  (p: the plan, d: full screen)", style="bold underline")
         steps, error = self._steps(stage)
         if error:
             yield Text(f"The steps cannot be listed: {error}", style="red")
-        for i, step in enumerate(steps or [], start=1):
-            yield Text(f"{i:>2}. {step.title}", no_wrap=True, overflow="ellipsis")
-            yield Text(f"    {step.command_text()}", style="dim", no_wrap=True, overflow="ellipsis")
+        if steps:
+            yield steps_table(steps)
+
+    def _training_progress(self, stage: Any) -> str | None:
+        """`step 40 / 30000 (0.1 %), loss 0.513, 6.6 samples/s` from the runner's progress file, if any."""
+        if not getattr(stage, "metrics", False):
+            return None
+        from wizard.training.snapshot import progress_text, read_metrics
+
+        data = read_metrics(self.app.session.locations.stages_dir, stage.id)
+        return progress_text(data) if data else None
 
     def _short_path(self, path: str) -> str:
         """A log path relative to the state folder when it lives there (shorter, and stable in tests)."""
@@ -230,6 +268,14 @@ class HomeScreen(Screen[None]):
             return
         steps, error = self._steps(stage)
         self.app.push_screen(PlanDialog(stage.title, status_value(stage.where), steps, error or ""))
+
+    def action_details(self) -> None:
+        """Show the details pane full screen, or return from it."""
+        details = self.query_one("#details")
+        if self.maximized is details:
+            self.minimize()
+        else:
+            self.maximize(details, container=False)
 
     def action_help(self) -> None:
         from screens.dialogs.help import HelpDialog
