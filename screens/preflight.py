@@ -1,8 +1,8 @@
 """Provides `PreflightScreen`: every host check started at once, each row filled in as its result arrives.
 
-The checks run in one thread worker through `checks.registry.run_checks`, whose `on_result`
-callback (called from the checks' own threads) hands each result to the UI with
-`call_from_thread`. Selecting a row shows the check's messages, the plain reason and the remedy.
+The checks run in one thread worker through the engine's `wizard.preflight_run.run_and_save_preflight`
+(which also saves the `preflight` record), whose `on_result` callback (called from the checks' own
+threads) hands each result to the UI with `call_from_thread`. Selecting a row shows the check's messages, the plain reason and the remedy.
 """
 
 from __future__ import annotations
@@ -24,28 +24,6 @@ from screens.widgets.status import CHECK_STYLE
 
 _LEVEL_MARK = {"info": ("·", "dim"), "warn": ("!", "yellow"), "error": ("✗", "red")}
 _STATUS_WORD = {"ok": "ok", "warn": "warning", "fail": "failed", "skip": "skipped", "error": "could not check"}
-
-
-def save_preflight_record(store: Any, results: list[Any], started: Any, host_name: str | None) -> Any:
-    """Persist the preflight verdict the way the `preflight` stage does: failed on any fail or error.
-
-    Returns:
-        The saved `StageRecord`.
-    """
-    from wizard.state import StageRecord, StageStatus, utcnow
-
-    problems = [r for r in results if r.status.is_problem]
-    rec = StageRecord(
-        stage_id="preflight",
-        status=StageStatus.FAILED if problems else StageStatus.SUCCEEDED,
-        started=started, finished=utcnow(), exit_code=1 if problems else 0,
-        reason=(f"{len(problems)} of {len(results)} checks failed: " + ", ".join(r.id for r in problems))
-        if problems else None,
-        remedies=[rid for r in problems for rid in r.remedies],
-        host=host_name,
-    )
-    store.save(rec)
-    return rec
 
 
 class PreflightScreen(Screen[None]):
@@ -115,16 +93,13 @@ class PreflightScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="preflight")
     def _checks_worker(self) -> None:
-        from checks.registry import run_checks
-        from wizard.state import utcnow
+        from wizard.preflight_run import run_and_save_preflight
 
         app = self.app
-        started = utcnow()
         try:
-            ctx = app.session.check_context(offline=app.offline)
-            results = run_checks(ctx, only=app.check_ids,
-                                 on_result=lambda res: app.call_from_thread(self.result_arrived, res))
-            save_preflight_record(app.session.store, results, started, getattr(app.session.host, "name", None))
+            results, _ = run_and_save_preflight(
+                app.session, only=app.check_ids, offline=app.offline,
+                on_result=lambda res: app.call_from_thread(self.result_arrived, res))
         except Exception as exc:  # the one error funnel: the summary line says it
             app.call_from_thread(self.run_broke, f"{type(exc).__name__}: {exc}")
             return

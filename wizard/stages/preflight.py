@@ -6,17 +6,14 @@ from wizard.stages.base import ActionIO, Stage, StageContext, Step, Where
 
 
 def run_preflight(ctx: StageContext, io: ActionIO) -> int:
-    """Run `checks.registry.run_checks` on the stage's host and stream one line per result.
+    """Run the host checks (`wizard.preflight_run.run_preflight`) on the stage's host; one line per result.
 
     Returns:
         0 when no result is a problem (fail or error), else 1.
     """
-    from checks.registry import run_checks
-    from wizard.session import check_context_for
+    from wizard.preflight_run import run_preflight as run_checks_for
 
-    cctx = check_context_for(ctx.recipe, ctx.host, offline=bool(ctx.options.get("offline", False)),
-                             inside_container=False)
-    results = run_checks(cctx)
+    results = run_checks_for(ctx, offline=bool(ctx.options.get("offline", False)))
     problems = 0
     for res in results:
         io.emit(f"{res.status.mark} {res.title}: {res.summary}")
