@@ -347,8 +347,7 @@ class StageScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="stage-fix")
     def _fix_worker(self, remedy_id: str) -> None:
-        from wizard.cli.fix_cmd import _fix_host  # the CLI's choice of host for each fix
-        from wizard.remedies.fixes import apply_fix, context_from_session
+        from wizard.remedies.fixes import apply_fix, context_from_session, fix_host
 
         app = self.app
         session = app.session
@@ -359,7 +358,7 @@ class StageScreen(Screen[None]):
                 from screens.dialogs.log_viewer import read_tail
 
                 log_text = "\n".join(read_tail(Path(path))[0])
-            ctx = context_from_session(session, host=_fix_host(session, remedy_id), confirm=self._ask)
+            ctx = context_from_session(session, host=fix_host(session, remedy_id), confirm=self._ask)
             ctx.log_text = log_text
             result = apply_fix(remedy_id, ctx, self.catalogue)
         except Exception as exc:  # FixError and friends: say it, keep the screen

@@ -24,23 +24,12 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handle)
 
 
-def _fix_host(session, rid: str):
-    """Lerobot files and the CANN env live in the container: use it when it is reachable."""
-    if rid in ("hub-push-local-path", "world-size-mismatch", "cann-env-not-sourced", "nnal-missing",
-               "patch-already-applied", "numpy-conflict") and session.root is None:
-        try:
-            return session.container_host()
-        except Exception:  # noqa: BLE001 - no engine or no container: fall back to this host
-            return session.host
-    return session.host
-
-
 def handle(args: argparse.Namespace) -> int:
     """Run the fix; print what it did."""
     from wizard.cli import EXIT_FAILED, EXIT_OK, UsageError
     from wizard.recipe import RecipeError
     from wizard.remedies.catalogue import load_catalogue
-    from wizard.remedies.fixes import FixError, apply_fix, context_from_session, revert_fix
+    from wizard.remedies.fixes import FixError, apply_fix, context_from_session, fix_host, revert_fix
     from wizard.session import Session
 
     cat = load_catalogue()
@@ -50,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
         session = Session.from_args(args)
     except RecipeError as exc:
         raise UsageError(str(exc)) from exc
-    ctx = context_from_session(session, yes=args.yes, host=_fix_host(session, args.id))
+    ctx = context_from_session(session, yes=args.yes, host=fix_host(session, args.id))
     if args.log:
         from wizard.cli.explain_cmd import read_input
 

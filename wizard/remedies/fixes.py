@@ -573,6 +573,33 @@ def revert_fix(remedy_id: str, ctx: FixContext) -> FixResult:
     raise KeyError(f"{remedy_id} has no reversible fix")
 
 
+#: Remedies whose files (lerobot's scripts, the CANN env, the profile) live in the container.
+CONTAINER_FIXES = frozenset({"hub-push-local-path", "world-size-mismatch", "cann-env-not-sourced", "nnal-missing",
+                             "patch-already-applied", "numpy-conflict"})
+
+
+def fix_host(session: Any, remedy_id: str) -> Host:
+    """The Host a remedy's fix edits: the container for `CONTAINER_FIXES`, else the session's host.
+
+    The container is used only on the real machine (no `--root`) and when it is reachable; a
+    simulated host (`--root`), an unreachable Docker engine or a missing container fall back to
+    `session.host`, so the fix still runs (and says what it finds there).
+
+    Args:
+        session: a `wizard.session.Session` (`.host`, `.root`, `.container_host()`).
+        remedy_id: the catalogue id of the fix to apply.
+
+    Returns:
+        The Host to pass as `context_from_session(..., host=...)`. Never raises.
+    """
+    if remedy_id in CONTAINER_FIXES and getattr(session, "root", None) is None:
+        try:
+            return session.container_host()
+        except Exception:  # noqa: BLE001 - no engine, no container, a session without one: this host
+            return session.host
+    return session.host
+
+
 def context_from_session(session: Any, yes: bool = False, host: Host | None = None,
                          confirm: Callable[[str], bool] | None = None) -> FixContext:
     """A FixContext from a `wizard.session.Session` and its recipe (values read defensively).
