@@ -23,6 +23,7 @@ from textual.widgets import Footer, Header, Static
 from screens.widgets.stage_log import LineBuffer, StageLog, render_line
 from screens.widgets.status import STATUS_LOOK, STATUS_STYLE, format_duration, status_value
 from screens.widgets.step_list import StepList
+from screens.widgets.train_panel import TrainingPanel, pick_reference
 from wizard.events import Sink, StepOutcome
 
 
@@ -110,6 +111,13 @@ class StageScreen(Screen[None]):
         self._started_at: float | None = None
         self._finished_at: float | None = None
         self._error: str | None = None
+        #: The live training figures of the current run (stages declared with `metrics=True`), else None.
+        self.metrics: Any = None
+
+    @property
+    def has_metrics(self) -> bool:
+        """True for stages that declare `metrics=True` (the train stage): the screen shows `TrainingPanel`."""
+        return bool(getattr(self.stage, "metrics", False))
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -118,6 +126,9 @@ class StageScreen(Screen[None]):
         failure = Static(id="failure")
         failure.border_title = "What went wrong"
         yield failure
+        if self.has_metrics:
+            train = getattr(getattr(self.app.session, "recipe", None), "train", None)
+            yield TrainingPanel(pick_reference(getattr(train, "reference", None)), id="train-panel")
         log = StageLog(self.buffer, id="stage-log")
         log.border_title = "Output (the full log is in the log file: press l)"
         yield log
@@ -129,6 +140,8 @@ class StageScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._paint_head)
+        if self.has_metrics:
+            self.set_interval(0.5, self._paint_metrics)
         self.start(force=self.force)
 
     def on_unmount(self) -> None:
@@ -143,6 +156,11 @@ class StageScreen(Screen[None]):
         self.record, self.matches, self._error = None, [], None
         self.buffer.clear()
         self.query_one(StageLog).clear()
+        if self.has_metrics:
+            from wizard.training.metrics import TrainingMetrics
+
+            self.metrics = TrainingMetrics()
+            self._paint_metrics()
         self._started_at, self._finished_at = self.app.clock(), None
         self.remove_class("-failed")
         self.status = "running"
@@ -160,6 +178,9 @@ class StageScreen(Screen[None]):
 
         app = self.app
         sinks: list[Any] = [UISink(self, self.buffer)]
+        if self.metrics is not None:
+            # The runner's progress recorder reuses this very sink: each line is parsed once.
+            sinks.append(self.metrics)
         matcher = None
         if self.catalogue is not None:
             from wizard.remedies import RemedyMatcher
@@ -186,6 +207,7 @@ class StageScreen(Screen[None]):
 
     def _run_finished(self, record: Any, matches: list[Any]) -> None:
         self.query_one(StageLog).flush()
+        self._paint_metrics()
         self._finished_at = self.app.clock()
         self.record, self.matches = record, matches
         self.status = status_value(record.status)
@@ -225,6 +247,11 @@ class StageScreen(Screen[None]):
             if self.record is not None and getattr(self.record, "reason", None) and self.status != "failed":
                 line.append(f": {self.record.reason}")
         self.query_one("#stage-head", Static).update(Group(head, line))
+
+    def _paint_metrics(self) -> None:
+        """Redraw the training panel from the sink's snapshot (a timer, twice a second; never per line)."""
+        if self.metrics is not None and self.is_mounted:
+            self.query_one(TrainingPanel).show(self.metrics.snapshot())
 
     def fixable(self) -> list[tuple[Any, Any]]:
         """(match, remedy) pairs of this run that the catalogue can fix automatically."""

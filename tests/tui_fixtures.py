@@ -105,6 +105,15 @@ async def wait_for(pilot: Any, predicate: Any, timeout: float = 15.0, what: str 
         await pilot.pause(0.05)
 
 
+async def start_stage(pilot: Any, app: Any) -> Any:
+    """Press Enter on the home screen and return the `StageScreen` that opens."""
+    from screens.stage import StageScreen
+
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), what="stage screen")
+    return app.screen
+
+
 def screen_text(app: Any) -> str:
     """The text of every Static on the current screen (Rich renderables printed without colour)."""
     from rich.console import Console
@@ -130,3 +139,42 @@ def sim_session(base: Path, variant: str = "healthy") -> Any:
     root = build_sim_host(base / "host", variant)
     locations = Locations.under(base)
     return Session(locations=locations, recipe=load_recipe(locations), host=LocalHost(root), root=str(root))
+
+
+#: Case 27 (lerobot #2194), the four records verbatim, one per line as the case file splits them.
+CASE27_RECORDS = [
+    "INFO 2025-10-14 04:57:11 ot_train.py:299 step:10 smpl:320 ep:0 epch:0.00 loss:0.468 grdn:3.522 lr:1.6e-07 updt_s:4.906 data_s:4.874",
+    "INFO 2025-10-14 04:57:59 ot_train.py:299 step:20 smpl:640 ep:0 epch:0.00 loss:0.467 grdn:3.936 lr:4.1e-07 updt_s:4.807 data_s:0.008",
+    "INFO 2025-10-14 04:58:48 ot_train.py:299 step:30 smpl:960 ep:0 epch:0.01 loss:0.508 grdn:3.973 lr:6.6e-07 updt_s:4.815 data_s:0.009",
+    "INFO 2025-10-14 04:59:36 ot_train.py:299 step:40 smpl:1K ep:1 epch:0.01 loss:0.513 grdn:3.805 lr:9.1e-07 updt_s:4.841 data_s:0.009",
+]
+#: What lerobot prints before the records (formats of `wizard.training.logparse`; 30000 and 8 x 16 are ours).
+TRAIN_PRELUDE = ["INFO cfg.steps=30000 (30K)", "Effective batch size: 8 x 16 = 128"]
+
+
+def train_stage(wait_for_file: Path | None = None, split_after: int = 2) -> Stage:
+    """A `metrics=True` stage named "train" whose one `sh` step prints `TRAIN_PRELUDE` and case 27's records.
+
+    With `wait_for_file`, it prints the prelude and the first `split_after` records, waits (at most
+    20 s) until that file exists, then prints the rest: tests look at the panel mid-run.
+    """
+    def quoted(lines: list[str]) -> str:
+        return " ".join("'" + ln + "'" for ln in lines)  # the lines hold no single quote
+
+    first = TRAIN_PRELUDE + CASE27_RECORDS[:split_after]
+    script = f"printf '%s\\n' {quoted(first)}; "
+    if wait_for_file is not None:
+        script += f"i=0; while [ ! -e \"$1\" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done; "
+    script += f"printf '%s\\n' {quoted(CASE27_RECORDS[split_after:])}"
+    argv = ["sh", "-c", script, "sh", str(wait_for_file or "")]
+    return Stage(id="train", title="Training", description="Prints lerobot training lines (case 27).",
+                 where=Where.HOST, metrics=True, steps=lambda ctx: [Step("Train", argv=argv, timeout_s=60)])
+
+
+def recipe_session(base: Path) -> Any:
+    """`simple_session` with the shipped recipe loaded (for the reference throughput), still on the local host."""
+    from wizard.recipe import load_recipe
+
+    session = simple_session(base)
+    session.recipe = load_recipe(session.locations)
+    return session
