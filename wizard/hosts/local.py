@@ -101,31 +101,46 @@ class LocalHost:
 
     # -- commands --------------------------------------------------------------
     def which(self, name: str) -> str | None:
-        """Resolve an executable: under the root first (host-relative path returned), then PATH.
+        """Resolve an executable as a host path: under the root first, then this machine.
 
-        With a root, a hit under the root is returned as the host path (e.g.
-        `/usr/local/sbin/npu-smi`); use `resolve()` for the real path to execute.
+        A bare name is looked for in `ROOT/<dir>` for each of `ROOT_BIN_DIRS`, then on the real
+        PATH. A name with a slash (`/usr/bin/python3`, `sys.executable`) is the host path itself
+        when `ROOT/<name>` is executable, else when the real `<name>` is (the simulated host's
+        tools win, this machine's interpreter still runs). Without a root both are the real path.
+        Use `resolve()` for the real path to execute.
+
+        Returns:
+            The host path found, or None when nothing executable answers to `name`.
         """
         if "/" in name:
-            real = self.real_path(name)
-            return name if os.path.isfile(real) and os.access(real, os.X_OK) else None
+            return name if self._resolve_path(name) is not None else None
         if self.root:
             for d in ROOT_BIN_DIRS:
-                real = rel_under(self.root, f"{d}/{name}")
-                if os.path.isfile(real) and os.access(real, os.X_OK):
+                if _executable(rel_under(self.root, f"{d}/{name}")):
                     return f"{d}/{name}"
         return shutil.which(name, path=self._env.get("PATH", os.defpath))
 
     def resolve(self, name: str) -> str | None:
-        """The real path to execute for argv[0], following the same search as `which`."""
+        """The real path to execute for argv[0], following the same search as `which`.
+
+        With a root, `/bin/bash` gives `ROOT/bin/bash` when that is executable, else `/bin/bash`.
+        """
+        if "/" in name:
+            return self._resolve_path(name)
         found = self.which(name)
         if found is None:
             return None
         if self.root:
             under = rel_under(self.root, found)
-            if os.path.isfile(under):
+            if _executable(under):
                 return under
         return found
+
+    def _resolve_path(self, name: str) -> str | None:
+        """The real executable for a name with a slash: `ROOT/name` first, then `name` itself."""
+        if self.root and _executable(self.real_path(name)):
+            return self.real_path(name)
+        return name if _executable(name) else None
 
     def run(
         self,
@@ -170,6 +185,11 @@ class LocalHost:
             duration_s=time.monotonic() - start,
             timed_out=timed_out,
         )
+
+
+def _executable(path: str) -> bool:
+    """True for an existing regular file this process may execute."""
+    return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
