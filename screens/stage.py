@@ -214,6 +214,10 @@ class StageScreen(Screen[None]):
 
     def watch_status(self, status: str) -> None:
         self.set_class(status == "failed", "-failed")
+        if status != "running" and self.is_mounted:
+            # The failure box shrinks the log: keep its newest lines in view once the layout settles.
+            log = self.query_one(StageLog)
+            self.call_after_refresh(log.scroll_end, animate=False)
         self._paint_head()
         self._paint_failure()
         self.refresh_bindings()

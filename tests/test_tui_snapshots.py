@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from screens.app import make_app
-from tui_fixtures import frozen_clock, save_record, simple_session, sim_session, wait_for
+from tui_fixtures import (frozen_clock, recipe_session, save_record, simple_session, sim_session, train_stage,
+                          wait_for)
 from wizard.stages.base import Stage, Step, Where
 from wizard.state import StageStatus
 
@@ -42,12 +43,14 @@ def _stages() -> list[Stage]:
 
 
 def test_home_snapshot(tmp_path, snap_compare):
-    """You should see the home screen: a pipeline of 4 stages on the left where "Host preflight" and
-    "Container" show ✓ succeeded (1 h ago, took 1m35s), "Install the toolkit" shows ✗ failed and is
-    selected (the cursor row), and "Train" shows · pending; below the list, "Next: Install the toolkit
-    (press n)". On the right, the details of the failed stage: its description, "Needs: Container ✓",
-    the last verdict "✗ failed  exit code 3" with "Stopped at step 2: Run the installer", and its two
-    steps with their `sh -c` commands. The footer shows Run, Next pending, Re-run, Last log, Plan, Help, Quit.
+    """You should see the home screen: a pipeline of 4 stages on the left, only as wide as its table,
+    where "Host preflight" and "Container" show ✓ succeeded (1 h ago, took 1m35s), "Install the
+    toolkit" shows ✗ failed and is selected (the cursor row), and "Train" shows · pending; below the
+    list, "Next: Install the toolkit (press n)". On the right, taking the rest of the width, the
+    details of the failed stage: first "Install the toolkit   ✗ failed  exit code 3" and "Stopped at
+    step 2: Run the installer", then its description, "Needs: Container ✓", and its two steps, each
+    numbered title with its `sh -c` command below it. The footer shows Run, Next, Re-run, Log, Plan,
+    Details, Help, Quit.
     """
     session = simple_session(tmp_path)
     save_record(session.store, "preflight", StageStatus.SUCCEEDED, exit_code=0)
@@ -101,6 +104,29 @@ def test_failed_stage_snapshot(tmp_path, snap_compare, monkeypatch):
         app.screen.query_one("#stage-list").select_stage("broken")
         await pilot.press("enter")
         await wait_for(pilot, lambda: getattr(app.screen, "status", "") == "failed", what="failure")
+        await pilot.pause(0.3)  # one more log flush
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_training_panel_snapshot(tmp_path, snap_compare, monkeypatch):
+    """You should see the run screen of "Training" after it succeeded, with a "Training" panel between
+    the step list and the output: a progress bar barely started and "step 40 / 30000  0.1 %  ETA
+    40h21m"; "loss 0.513 ↑ from 0.468   lr 9.1e-07   grad norm 3.81"; "26.4 samples/s, 17 % of
+    155.1 on Atlas 800T (910B)   batch 128, 16 ranks"; on the right a small loss sparkline of the
+    four records (low for the first two, high for the last two), and "loss over the last 4 records" on
+    the panel's bottom border. No problems line (the first record's slow data wait is warm-up). The
+    output shows the prelude lines and case 27's four lerobot records.
+    """
+    import wizard.runner
+
+    monkeypatch.setattr(wizard.runner, "_fmt_s", lambda seconds: "0.0 s")
+    session = recipe_session(tmp_path)
+    app = make_app(session, [train_stage()], clock=frozen_clock, welcome=False)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "status", "") == "succeeded", what="success")
         await pilot.pause(0.3)  # one more log flush
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

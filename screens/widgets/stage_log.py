@@ -121,5 +121,11 @@ class StageLog(Log):
             if line.progress and i + 1 < len(lines) and lines[i + 1].progress:
                 continue
             texts.append(render_line(line))
+        pruned = self.max_lines is not None and self.line_count + len(texts) > self.max_lines
         self.write_lines(texts)
+        if pruned:
+            # Textual's Log keeps rendered lines cached by row number and, once it drops old lines,
+            # can keep showing stale rows (seen in a real terminal: the view froze mid-flood while
+            # the widget held the newest lines). Drop the whole cache after a prune.
+            self.refresh_lines(0, self.line_count)
         return moved
