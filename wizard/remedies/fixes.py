@@ -404,10 +404,45 @@ def _source_lines(ctx: FixContext, rid: str) -> list[str]:
     return [f"source {f}" for f in files]
 
 
+#: The record (`state_dir/remedies/stage-env.json`) of the set_env.sh files container steps source:
+#: `{"source": [file, ...], "by": {remedy id: [file, ...]}, "time": ...}` (`by` says which fix wants which).
+STAGE_ENV_RECORD = "stage-env"
+
+
 def stage_env_sources(locations: Locations) -> list[str]:
-    """set_env.sh files a stage's commands must source first (recorded by the env fixes)."""
-    rec = read_record(locations, "stage-env") or {}
-    return [s for s in rec.get("source", []) if isinstance(s, str)]
+    """set_env.sh files a stage's commands must source first (recorded by the env fixes; read by the runner)."""
+    rec = read_record(locations, STAGE_ENV_RECORD)
+    files = rec.get("source") if isinstance(rec, dict) else None
+    return [s for s in files if isinstance(s, str)] if isinstance(files, list) else []
+
+
+def _stage_env_by(ctx: FixContext) -> dict[str, list[str]]:
+    """The record's remedy id -> files map ({} without a record).
+
+    A record written before it said which fix wants which file is read as the env fix that wrote
+    it: `nnal-missing` when it lists NNAL's set_env.sh, else `cann-env-not-sourced`.
+    """
+    rec = read_record(ctx.locations, STAGE_ENV_RECORD)
+    by = rec.get("by") if isinstance(rec, dict) else None
+    if isinstance(by, dict):
+        return {k: [f for f in v if isinstance(f, str)] for k, v in by.items()
+                if isinstance(k, str) and isinstance(v, list)}
+    legacy = stage_env_sources(ctx.locations)
+    if not legacy:
+        return {}
+    return {"nnal-missing" if ctx.nnal_set_env in legacy else "cann-env-not-sourced": legacy}
+
+
+def _save_stage_env(locations: Locations, by: dict[str, list[str]]) -> list[str]:
+    """Write the record for `by` (removed when nothing is left); returns the files stages now source."""
+    sources: list[str] = []
+    for files in by.values():
+        sources += [f for f in files if f not in sources]
+    if sources:
+        _record(locations, STAGE_ENV_RECORD, {"source": sources, "by": by})
+    else:
+        (locations.state_dir / "remedies" / f"{STAGE_ENV_RECORD}.json").unlink(missing_ok=True)
+    return sources
 
 
 def fix_env_sourced(ctx: FixContext, rid: str) -> FixResult:
@@ -433,14 +468,11 @@ def fix_env_sourced(ctx: FixContext, rid: str) -> FixResult:
         details.append(f"{ctx.profile}: added {', '.join(add)}")
     else:
         details.append(f"{ctx.profile}: already sources {', '.join(ln.split(' ', 1)[1] for ln in lines)}")
-    rec = read_record(ctx.locations, "stage-env") or {}
-    sources = [s for s in rec.get("source", []) if isinstance(s, str)]
-    for ln in lines:
-        f = ln.split(" ", 1)[1]
-        if f not in sources:
-            sources.append(f)
-            changed = True
-    _record(ctx.locations, "stage-env", {"source": sources})
+    before = stage_env_sources(ctx.locations)
+    by = _stage_env_by(ctx)
+    by[rid] = [ln.split(" ", 1)[1] for ln in lines]
+    sources = _save_stage_env(ctx.locations, by)
+    changed = changed or sources != before
     details.append(f"stages now source: {', '.join(sources)}")
     return FixResult(rid, True, changed, "Every login and every stage now sources " +
                      " and ".join(ln.split(" ", 1)[1] for ln in lines) + ".", "cann" if rid == "nnal-missing" else "torch",
@@ -448,18 +480,25 @@ def fix_env_sourced(ctx: FixContext, rid: str) -> FixResult:
 
 
 def revert_env_sourced(ctx: FixContext, rid: str) -> FixResult:
-    """Remove the profile lines this fix added (marked) and forget the stage env record."""
+    """Remove the profile lines this fix added (marked) and its files from the stage env record.
+
+    The record is what the runner reads (`stage_env_sources`) before each container step: after
+    the revert, stages source only what the other env fix (if applied) still asks for, and the
+    record file is removed when nothing is left.
+    """
     text = _read(ctx.host, ctx.profile)
-    changed = False
+    details: list[str] = []
     if text is not None and f"{MARKER} {rid}" in text:
         new = "\n".join(ln for ln in text.split("\n") if f"{MARKER} {rid}" not in ln)
         _write(ctx.host, ctx.profile, new)
-        changed = True
-    path = ctx.locations.state_dir / "remedies" / "stage-env.json"
-    if path.exists():
-        path.unlink()
-        changed = True
-    return FixResult(rid, True, changed, "Profile lines removed." if changed else "Nothing to remove.", "")
+        details.append(f"{ctx.profile}: removed the lines marked {MARKER} {rid}")
+    before = stage_env_sources(ctx.locations)
+    after = _save_stage_env(ctx.locations, {k: v for k, v in _stage_env_by(ctx).items() if k != rid})
+    if after != before:
+        details.append(f"stages now source: {', '.join(after)}" if after else "stages no longer source any set_env.sh")
+    changed = bool(details)
+    return FixResult(rid, True, changed, "Profile lines and stage sources removed." if changed else "Nothing to remove.",
+                     "", details)
 
 
 # -- patch-already-applied ---------------------------------------------------------------------
