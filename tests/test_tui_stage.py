@@ -6,7 +6,7 @@ import asyncio
 
 from screens.app import make_app
 from screens.stage import StageScreen
-from tui_fixtures import failing_stage, quick_stage, screen_text, simple_session, slow_stage, wait_for
+from tui_fixtures import failing_stage, quick_stage, screen_text, simple_session, slow_stage, start_stage, wait_for
 
 SIZE = (120, 40)
 
@@ -23,8 +23,7 @@ async def _test_small_stage_streams_lines_and_succeeds(tmp_path):
     session = simple_session(tmp_path)
     app = make_app(session, [quick_stage(lines=5)], welcome=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), what="stage screen")
+        await start_stage(pilot, app)
         await wait_for(pilot, lambda: _status(app) == "succeeded", what="stage success")
         await pilot.pause(0.2)
         lines = list(app.screen.query_one("#stage-log").lines)
@@ -48,7 +47,7 @@ async def _test_failing_stage_shows_failure_view_and_r_reruns(tmp_path):
     session = simple_session(tmp_path)
     app = make_app(session, [failing_stage(marker=marker)], welcome=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")
+        await start_stage(pilot, app)
         await wait_for(pilot, lambda: _status(app) == "failed", what="stage failure")
         screen = app.screen
         assert screen.has_class("-failed")
@@ -77,9 +76,7 @@ async def _test_cancel_asks_then_cancels(tmp_path):
     session = simple_session(tmp_path)
     app = make_app(session, [slow_stage(seconds=30)], welcome=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), what="stage screen")
-        stage_screen = app.screen
+        stage_screen = await start_stage(pilot, app)
         await wait_for(pilot, lambda: "sleeping" in stage_screen.query_one("#stage-log").lines, what="first line")
         await pilot.press("c")
         await pilot.pause()
@@ -103,7 +100,7 @@ async def _test_escape_while_running_stays(tmp_path):
     session = simple_session(tmp_path)
     app = make_app(session, [slow_stage(seconds=30)], welcome=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("enter")
+        await start_stage(pilot, app)
         await wait_for(pilot, lambda: _status(app) == "running", what="running")
         await pilot.press("escape")
         await pilot.pause()
@@ -128,7 +125,7 @@ def test_matched_remedy_is_explained_and_f_offered(tmp_path):
     async def go():
         app = make_app(session, [stage], welcome=False)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("enter")
+            await start_stage(pilot, app)
             await wait_for(pilot, lambda: _status(app) == "failed", what="failure")
             screen = app.screen
             assert [m.id for m in screen.matches] == ["hub-push-local-path"]
