@@ -115,7 +115,7 @@ def test_action_step_emits_and_succeeds(tmp_path):
 
     sink = Collect()
     rec, _ = run(tmp_path, stage(Step("act", action=act, describe="python: act()")), [sink])
-    assert rec.status is StageStatus.SUCCEEDED and rec.exit_code is None
+    assert rec.status is StageStatus.SUCCEEDED and rec.exit_code == 0  # an action's return value is its exit code
     assert sink.texts("stdout") == ["line one", "line two"] and sink.texts("stdout", True) == ["50%"]
     assert "$ python: act()" in sink.texts("wizard")
 

@@ -114,6 +114,13 @@ class _Fanout:
         self.sinks = list(sinks)
         self._split()
         self.broken: list[str] = []
+        self.reported_remedies: list[str] = []
+        """Remedy ids action steps reported through `ActionIO.remedy`, in order, without repeats."""
+
+    def report_remedy(self, remedy_id: str) -> None:
+        """Record a remedy id an action step found itself (not through a line matcher)."""
+        if isinstance(remedy_id, str) and remedy_id and remedy_id not in self.reported_remedies:
+            self.reported_remedies.append(remedy_id)
 
     def _split(self) -> None:
         self.batch_sinks = [s for s in self.sinks if uses_batches(s)]
@@ -236,7 +243,7 @@ def run_stage(
             fan.event("close")
             log_sink.close()
             raise
-    remedies: list[str] = []
+    remedies: list[str] = list(fan.reported_remedies)
     for s in sinks:
         try:
             ids = getattr(s, "ids", None) if isinstance(s, LineMatcher) else None
@@ -316,7 +323,7 @@ def _run_body(stage: Stage, ctx: StageContext, steps: list[Step], fan: _Fanout, 
             if where is Where.CONTAINER and step.argv is not None:
                 step = _with_env_sources(step, ctx, fan, index)
             outcome = _run_step(step, index, where, ctx, fan, cancel, grace_s, tick_s)
-        if outcome.exit_code is not None and step.argv is not None:
+        if outcome.exit_code is not None:  # an action's return value is its step's exit code too
             exit_code = outcome.exit_code
         fan.wizard(_step_verdict(index, outcome), index)
         fan.event("step_finished", index, step, outcome)
@@ -545,7 +552,7 @@ def _run_action(step: Step, index: int, ctx: StageContext, fan: _Fanout, cancel:
         return cancel.is_set() or (deadline is not None and time.monotonic() > deadline)
 
     try:
-        code = step.action(ctx, ActionIO(emit=emit, cancelled=cancelled))  # type: ignore[misc]
+        code = step.action(ctx, ActionIO(emit=emit, cancelled=cancelled, remedy=fan.report_remedy))  # type: ignore[misc]
     except Exception as exc:  # noqa: BLE001 - an action's crash is the step's failure
         fan.batch([f"{type(exc).__name__}: {exc}"], "stderr", time.time(), index, False)
         return StepOutcome(exit_code=None, duration_s=time.monotonic() - start,

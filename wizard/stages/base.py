@@ -30,16 +30,20 @@ class Where(str, Enum):
 
 @dataclass
 class ActionIO:
-    """What an action step gets to report with: `emit(text, stream="stdout")` and a cancel flag.
+    """What an action step gets to report with: `emit(text, stream="stdout")`, a cancel flag, and
+    `remedy(id)` for known problems it found itself (e.g. the remedy ids of failed check results).
 
     Attributes:
         emit: call with one line of text (no newline) to stream it like command output;
             `progress=True` marks a progress-bar update.
         cancelled: returns True once the operator has cancelled; long actions poll it.
+        remedy: call with a remedy catalogue id; the runner adds it to the stage's record
+            (`StageRecord.remedies`) beside the ids its line matchers found.
     """
 
     emit: Callable[..., None]
     cancelled: Callable[[], bool]
+    remedy: Callable[[str], None] = field(default=lambda remedy_id: None)
 
 
 @dataclass

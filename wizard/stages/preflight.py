@@ -19,6 +19,9 @@ def run_preflight(ctx: StageContext, io: ActionIO) -> int:
         io.emit(f"{res.status.mark} {res.title}: {res.summary}")
         for msg in res.messages:
             io.emit(f"    {msg.text}" + (f"  [fix: {msg.remedy}]" if msg.remedy else ""))
+        if res.status.is_problem or res.status.value == "warn":
+            for remedy_id in res.remedies:
+                io.remedy(remedy_id)
         problems += res.status.is_problem
     io.emit(f"{len(results)} checks, {problems} problem{'s' if problems != 1 else ''}")
     return 1 if problems else 0
