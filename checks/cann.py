@@ -74,7 +74,8 @@ def _absent(ctx: CheckContext, check_id: str, what: str) -> CheckResult:
     req = ctx.requirements
     if ctx.inside_container:
         return result(check_id, Status.FAIL, f"{what} not installed", [error(
-            f"No CANN toolkit at {req.toolkit_dir}/latest in the container; run the CANN upgrade stage ({req.cann_version}).")])
+            f"No CANN toolkit at {req.toolkit_dir}/latest in the container: CANN is not installed here; run the "
+            f"`cann` stage to install {req.cann_version}.")])
     return result(check_id, Status.SKIP, "not on the host (CANN lives in the container)", [info(
         f"The container's CANN (base image {req.base_cann_version}) is upgraded to {req.cann_version} by the CANN stage.")])
 
@@ -95,9 +96,15 @@ def check_cann_toolkit(ctx: CheckContext) -> CheckResult:
         msgs.append(error(text + "; re-run the CANN upgrade stage."))
     elif ctx.inside_container:
         env = ctx.host.environ()
-        if not (env.get("ASCEND_TOOLKIT_HOME") or env.get("ASCEND_HOME_PATH")):
-            msgs.append(warn("The toolkit's set_env.sh is not sourced in this shell (no ASCEND_TOOLKIT_HOME): "
-                             "libhccl.so / libascendcl.so will not be found.", remedy="cann-env-not-sourced"))
+        set_env = f"{req.toolkit_dir}/set_env.sh"
+        if ctx.host.stat(set_env) is None:
+            # The env fix sources this file; without it the toolkit is not (completely) installed.
+            msgs.append(error(f"CANN {found.running} version files are here but {set_env} is not: the toolkit is not "
+                              "completely installed in this container; run the `cann` stage to install it."))
+        elif not (env.get("ASCEND_TOOLKIT_HOME") or env.get("ASCEND_HOME_PATH")):
+            msgs.append(warn(f"The toolkit is installed but its {set_env} is not sourced in this shell (no "
+                             "ASCEND_TOOLKIT_HOME): libhccl.so / libascendcl.so will not be found.",
+                             remedy="cann-env-not-sourced"))
     return result("cann-toolkit", verdict(msgs), f"{found.running} running", msgs, version=found.running,
                   source=found.source, history=list(found.history))
 

@@ -67,6 +67,9 @@ def check_visible_devices(ctx: CheckContext) -> CheckResult:
     value = ctx.host.environ().get("ASCEND_RT_VISIBLE_DEVICES")
     present = npu_device_ids(ctx)
     if value is None:
+        if not present:
+            return result("visible-devices", Status.SKIP, "not set (no NPUs found)", [info(
+                "No /dev/davinciN device nodes here, so there is nothing to make visible.")], present=present)
         return result("visible-devices", Status.OK, f"not set: all {len(present)} NPUs visible", present=present)
     try:
         ids = parse_visible_devices(value)

@@ -6,7 +6,7 @@ import posixpath
 
 from checks.common import error, info, read_parsed, result, verdict, warn
 from checks.context import CheckContext
-from checks.devices import parse_visible_devices
+from checks.devices import npu_device_ids, parse_visible_devices
 from checks.parsers import UnrecognizedOutput, first_line
 from checks.parsers.hccn import parse_hccn_conf
 from checks.parsers.npu_smi import NpuChip, dcmi_error, parse_npu_smi_info
@@ -17,18 +17,27 @@ from checks.result import CheckResult, Status
 #: an idle 910B holds about 5%).
 HBM_BUSY_RATIO = 0.25
 
+#: What to do on a host whose NPU driver is missing (RECIPE.md: the Ascend HDK order).
+HDK_INSTALL = "install the Ascend HDK driver (firmware first, then driver, then reboot)"
+
 
 def check_driver(ctx: CheckContext) -> CheckResult:
     """The driver folder, its `lib64` (libascend_hal.so lives there) and `version.info`."""
     d = ctx.requirements.driver_dir
-    where = "in the container (not bind-mounted)" if ctx.inside_container else "on this host"
+    if ctx.inside_container:
+        where, todo, remedy = ("in the container (not bind-mounted)",
+                               "start the container with the driver bind mounts", "driver-not-mounted")
+    else:
+        # On the host, nothing is mounted: the driver is simply not (fully) installed.
+        where, todo, remedy = "on this host", HDK_INSTALL, None
     if ctx.host.stat(d) is None:
         return result("driver", Status.FAIL, f"no driver at {d}", [error(
-            f"No NPU driver at {d} {where}; NPU programs fail with 'libascend_hal.so: cannot open shared object file'.",
-            remedy="driver-not-mounted")])
+            f"No NPU driver at {d} {where}; NPU programs fail with 'libascend_hal.so: cannot open shared object file'. "
+            f"{todo[0].upper()}{todo[1:]}.", remedy=remedy)])
     msgs = []
     if ctx.host.stat(f"{d}/lib64") is None:
-        msgs.append(error(f"{d}/lib64 is missing {where}; libascend_hal.so lives there.", remedy="driver-not-mounted"))
+        msgs.append(error(f"{d}/lib64 is missing {where}; libascend_hal.so lives there. {todo[0].upper()}{todo[1:]}.",
+                          remedy=remedy))
     ver, why = read_parsed(ctx.host, f"{d}/version.info", parse_driver_version)
     if ver is None:
         msgs.append(warn(f"{d}/version.info is {why}; the driver version is unknown."))
@@ -161,6 +170,14 @@ def check_hccn_conf(ctx: CheckContext) -> CheckResult:
         return result("hccn-conf", Status.OK, "present, no addresses", [info(
             f"{path} sets no NPU addresses; only needed for training across several hosts.")])
     ids = sorted(addrs)
+    host_ids = npu_device_ids(ctx)
+    lacking = [i for i in host_ids if i not in addrs]
+    details = {"addresses": {str(k): v for k, v in addrs.items()}, "path": posixpath.normpath(path)}
+    if lacking:
+        shown = ", ".join(map(str, lacking[:8])) + (", ..." if len(lacking) > 8 else "")
+        return result("hccn-conf", Status.WARN, f"addresses for {len(ids)} of {len(host_ids)} NPUs", [warn(
+            f"{path} sets addresses for {len(ids)} of this host's {len(host_ids)} NPUs (none for NPU {shown}). "
+            "Fine for training on this one host; training across several hosts needs an address for every NPU.")],
+            missing=lacking, **details)
     return result("hccn-conf", Status.OK, f"addresses for {len(ids)} NPU(s) ({', '.join(map(str, ids))})",
-                  [info("Only needed for training across several hosts.")], addresses={str(k): v for k, v in addrs.items()},
-                  path=posixpath.normpath(path))
+                  [info("Only needed for training across several hosts.")], **details)

@@ -179,10 +179,23 @@ def test_driver_firmware_and_old_driver_warning():
     assert c.status is Status.WARN and "older than 25.3.RC1" in c.messages[-1].text
 
 
-def test_driver_without_lib64_is_not_mounted():
+def test_driver_without_lib64_is_not_mounted_in_the_container():
     host = ascend_host()
     host.dirs.clear()
-    assert npu.check_driver(ctx_for(host)).remedies == ["driver-not-mounted"]
+    assert npu.check_driver(ctx_for(host, inside=True)).remedies == ["driver-not-mounted"]
+
+
+def test_no_driver_on_the_host_says_install_the_hdk_not_the_container_remedy():
+    r = npu.check_driver(ctx_for(FakeHost()))
+    assert r.status is Status.FAIL and r.remedies == []
+    assert "Install the Ascend HDK driver (firmware first, then driver, then reboot)" in r.messages[0].text
+    assert "on this host" in r.messages[0].text
+    host = ascend_host()
+    host.dirs.clear()  # the folder is there, lib64 is not: a broken install, still nothing to mount
+    r = npu.check_driver(ctx_for(host))
+    assert r.remedies == [] and "firmware first" in r.messages[0].text
+    inside = npu.check_driver(ctx_for(FakeHost(), inside=True))
+    assert inside.remedies == ["driver-not-mounted"] and "not bind-mounted" in inside.messages[0].text
 
 
 def test_cann_history_shows_failed_upgrade():
@@ -210,9 +223,21 @@ def test_nnal_missing_and_absent_on_host():
 def test_cann_env_not_sourced_inside_container():
     cfg = sample("version.cfg_8.1.RC1_with_install_history.txt").replace("8.1.RC1", "8.3.RC1")
     host = ascend_host(cfg)
-    assert cann.check_cann_toolkit(ctx_for(host, inside=True)).remedies == ["cann-env-not-sourced"]
+    host.files["/usr/local/Ascend/ascend-toolkit/set_env.sh"] = "export ASCEND_TOOLKIT_HOME=x\n"
+    r = cann.check_cann_toolkit(ctx_for(host, inside=True))
+    assert r.status is Status.WARN and r.remedies == ["cann-env-not-sourced"] and "is installed" in r.messages[0].text
     host.env["ASCEND_TOOLKIT_HOME"] = "/usr/local/Ascend/ascend-toolkit/latest"
     assert cann.check_cann_toolkit(ctx_for(host, inside=True)).status is Status.OK
+
+
+def test_cann_without_set_env_is_not_installed_and_names_the_cann_stage_not_the_env_fix():
+    """The env fix sources set_env.sh; naming it when that file is absent sends the user to a dead end."""
+    cfg = sample("version.cfg_8.1.RC1_with_install_history.txt").replace("8.1.RC1", "8.3.RC1")
+    r = cann.check_cann_toolkit(ctx_for(ascend_host(cfg), inside=True))
+    assert r.status is Status.FAIL and r.remedies == []
+    assert "not completely installed" in r.messages[0].text and "`cann` stage" in r.messages[0].text
+    absent = cann.check_cann_toolkit(ctx_for(FakeHost(), inside=True))
+    assert absent.status is Status.FAIL and absent.remedies == [] and "`cann` stage" in absent.messages[0].text
 
 
 def test_compat_table_is_data():
@@ -228,6 +253,24 @@ def test_hccn_missing_and_present():
     host = FakeHost(files={"/etc/hccn.conf": sample("hccn.conf_real_excerpt_and_hccn_tool_ping.txt")})
     r = npu.check_hccn_conf(ctx_for(host))
     assert r.status is Status.OK and r.details["addresses"] == {"0": "29.1.137.205", "7": "29.1.170.143"}
+
+
+def test_hccn_listing_fewer_npus_than_the_host_has_warns_and_says_one_host_is_fine():
+    host = npu_host(files={"/etc/hccn.conf": sample("hccn.conf_910B_A2_TEMPLATE_DERIVED.txt")})  # NPUs 0 and 1
+    r = npu.check_hccn_conf(ctx_for(host))
+    assert r.status is Status.WARN and r.summary == "addresses for 2 of 8 NPUs"
+    assert "none for NPU 2, 3, 4, 5, 6, 7" in r.messages[0].text and "this one host" in r.messages[0].text
+    assert r.details["missing"] == [2, 3, 4, 5, 6, 7]
+    full = "".join(f"address_{i}=192.168.{100 + i}.101\n" for i in range(8))
+    host.files["/etc/hccn.conf"] = full
+    assert npu.check_hccn_conf(ctx_for(host)).status is Status.OK
+
+
+def test_visible_devices_unset_without_npus_is_a_skip_not_a_cheerful_zero():
+    r = devices.check_visible_devices(ctx_for(FakeHost()))
+    assert r.status is Status.SKIP and r.summary == "not set (no NPUs found)"
+    r = devices.check_visible_devices(ctx_for(npu_host()))
+    assert r.status is Status.OK and r.summary == "not set: all 8 NPUs visible"
 
 
 def test_msnpureport_host_and_container():

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from checks.parsers import UnrecognizedOutput
 from checks.parsers.hccn import HccnConf, parse_hccn_conf
-from checks.parsers.npu_smi import NpuSmiInfo, NpuSmiList, dcmi_error, parse_npu_smi_info, parse_npu_smi_list
+from checks.parsers.npu_smi import NpuSmiInfo, dcmi_error, parse_npu_smi_info
 from checks.parsers.versions import (
     ascend_version_key,
     parse_ascend_install_info,
@@ -100,18 +100,6 @@ def test_dcmi_error_is_unrecognized_with_reason():
 def test_npu_smi_info_rejects_non_tables(text):
     with pytest.raises(UnrecognizedOutput, match="unrecognized npu-smi info output"):
         parse_npu_smi_info(text)
-
-
-def test_npu_smi_list_sample():
-    lst = parse_npu_smi_list(sample("npu-smi_info_-l_docstring.txt"))
-    assert lst.total_count == 1
-    assert [(n.npu_id, n.product_name, n.serial_number, n.chip_count) for n in lst.npus] == [
-        (8, "IT21PDDA01", "033VNY10MB000071", 1)]
-
-
-def test_npu_smi_list_rejects_other_text():
-    with pytest.raises(UnrecognizedOutput):
-        parse_npu_smi_list(sample("npu-smi_info_910B3_8npu_idle_23.0.7.txt"))
 
 
 # ---------------------------------------------------------------- version files
@@ -225,7 +213,7 @@ _REAL = {
     "drv": sample("driver_version.info_25.3.rc1.txt"),
 }
 _PARSERS = [
-    (parse_npu_smi_info, NpuSmiInfo), (parse_npu_smi_list, NpuSmiList), (parse_hccn_conf, HccnConf),
+    (parse_npu_smi_info, NpuSmiInfo), (parse_hccn_conf, HccnConf),
     (parse_driver_version, object), (parse_firmware_version, object), (parse_toolkit_install_info, object),
     (parse_version_cfg, object), (parse_nnal_version, object), (parse_ascend_install_info, object),
 ]

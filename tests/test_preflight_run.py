@@ -60,13 +60,14 @@ def test_run_and_save_on_a_healthy_sim_host_streams_every_result(tmp_path):
 
 
 def test_run_and_save_on_a_broken_sim_host_records_the_failure(tmp_path):
-    session = _session(tmp_path, "driver-not-mounted")
+    # npu-smi-dcmi: its failure names a remedy (a host without a driver names none: nothing to mount there).
+    session = _session(tmp_path, "npu-smi-dcmi")
     results, rec = run_and_save_preflight(session, only=SIM_CHECK_IDS, offline=True)
     failed = [r.id for r in results if r.status.is_problem]
-    assert failed == list(EXPECTED_PROBLEMS["driver-not-mounted"])
+    assert failed == list(EXPECTED_PROBLEMS["npu-smi-dcmi"])
     saved = session.store.last("preflight")
-    assert saved.status is StageStatus.FAILED and saved.reason.endswith(": driver")
-    assert saved.remedies and saved.remedies == results[[r.id for r in results].index("driver")].remedies
+    assert saved.status is StageStatus.FAILED and saved.reason.endswith(": npu-smi")
+    assert saved.remedies and saved.remedies == results[[r.id for r in results].index("npu-smi")].remedies
 
 
 def test_run_preflight_takes_a_stage_context_and_rejects_unknown_ids(tmp_path):

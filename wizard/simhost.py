@@ -3,7 +3,8 @@
 The folder holds what the preflight reads on a real host, built from captured samples in
 `assets/samples/` (see its README): `/dev/davinci0..7` and the three control nodes as real
 character devices (`os.mknod`, with the device numbers of `/dev/null`, so opening one by mistake
-is harmless), driver / firmware / CANN toolkit / kernels / NNAL version files, `/etc/hccn.conf`,
+is harmless), driver / firmware / CANN toolkit / kernels / NNAL version files, the toolkit's and
+NNAL's `set_env.sh` (simulated content), `/etc/hccn.conf` (an address per NPU),
 `/etc/ascend_install.info`, `/proc/meminfo`, and executables `usr/local/sbin/npu-smi` (prints a
 captured table), `usr/local/sbin/msnpureport`, `usr/bin/uname` (prints aarch64) and
 `usr/bin/python3` (prints the base image's `Python 3.10.12`).
@@ -81,6 +82,15 @@ _MEMINFO = "MemTotal:       1610612736 kB\nMemFree:        1503238553 kB\nMemAva
 
 class SimHostError(RuntimeError):
     """The simulated host cannot be built faithfully here (no mknod or mount permission); the message says which."""
+
+
+def _hccn_conf(npus: int) -> str:
+    """hccn.conf with an address for every NPU 0..npus-1, following the per-NPU pattern of the sample
+    `hccn.conf_910B_A2_TEMPLATE_DERIVED.txt` (which lists NPUs 0 and 1 only)."""
+    head = ("# Simulated by pi05-wizard: the pattern of assets/samples/hccn.conf_910B_A2_TEMPLATE_DERIVED.txt "
+            "for every NPU.\n")
+    return head + "".join(f"address_{i}=192.168.{100 + i}.101\nnetmask_{i}=255.255.255.0\n"
+                          f"netdetect_{i}=192.168.{100 + i}.1\ngateway_{i}=192.168.{100 + i}.1\n" for i in range(npus))
 
 
 def _sample(name: str) -> str:
@@ -188,7 +198,7 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
         (base / "usr/local/Ascend/driver/lib64/common").mkdir(parents=True, exist_ok=True)
     _write(base, "usr/local/Ascend/firmware/version.info", _sample("firmware_version.info_25.0.rc1.1.txt"))
     _write(base, "etc/ascend_install.info", _sample("etc_ascend_install.info.txt"))
-    _write(base, "etc/hccn.conf", _sample("hccn.conf_910B_A2_TEMPLATE_DERIVED.txt"))
+    _write(base, "etc/hccn.conf", _hccn_conf(npus))
     # Other mount sources of the recipe's container (not read by the checks; contents not captured).
     (base / "usr/local/dcmi").mkdir(parents=True, exist_ok=True)
     (base / "data").mkdir(parents=True, exist_ok=True)
@@ -210,6 +220,11 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     if latest.is_symlink() or latest.exists():
         latest.unlink() if latest.is_symlink() else shutil.rmtree(latest)
     latest.symlink_to(cann)
+    # The toolkit's set_env.sh (what the env fix and the stages source). Content not captured: it exports
+    # what the real one is known to export (ASCEND_TOOLKIT_HOME, LD_LIBRARY_PATH).
+    _write(tk, "set_env.sh", "# Simulated by pi05-wizard (wizard/simhost.py); not the real script.\n"
+           "export ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest\n"
+           "export LD_LIBRARY_PATH=${ASCEND_TOOLKIT_HOME}/lib64:${LD_LIBRARY_PATH}\n")
 
     # NNAL / ATB.
     nnal = base / "usr/local/Ascend/nnal"
@@ -217,6 +232,8 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
         shutil.rmtree(nnal, ignore_errors=True)
     else:
         _write(base, "usr/local/Ascend/nnal/atb/latest/version.info", _sample("nnal_atb_version.info_8.3.RC1_DERIVED.txt"))
+        _write(base, "usr/local/Ascend/nnal/atb/set_env.sh", "# Simulated by pi05-wizard; not the real script.\n"
+               "export ATB_HOME_PATH=/usr/local/Ascend/nnal/atb/latest/atb/cxx_abi_1\n")
 
     # Commands.
     table = {"npu-smi-busy": "npu-smi_info_910B3_8npu_busy_24.1.rc2.txt"}.get(
@@ -224,7 +241,6 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     # The captures live beside the script, so it answers the same inside a container mounting /usr/local/sbin.
     data = "usr/local/sbin/.npu-smi-sim"
     _write(base, f"{data}/npu-smi-info.txt", _sample(table))
-    _write(base, f"{data}/npu-smi-info-l.txt", _sample("npu-smi_info_-l_docstring.txt"))
     _write(base, f"{data}/npu-smi-dcmi.txt", _sample("npu-smi_info_dcmi_-8005.txt"))
     if variant == "npu-smi-hangs":
         body = "exec sleep 3600\n"
@@ -233,7 +249,6 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
     else:
         body = ('sim="$(dirname "$0")/.npu-smi-sim"\n'
                 'case "$1 $2" in\n'
-                '  "info -l") cat "$sim/npu-smi-info-l.txt" ;;\n'
                 '  "info ") cat "$sim/npu-smi-info.txt" ;;\n'
                 '  *) echo "simulated npu-smi: unsupported arguments: $*" >&2; exit 2 ;;\n'
                 'esac\n')

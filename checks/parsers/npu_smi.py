@@ -1,4 +1,4 @@
-"""Provides parsers for `npu-smi info` (the chip table) and `npu-smi info -l` (the NPU list).
+"""Provides the parser for `npu-smi info` (the chip table).
 
 Formats read (all in `/work/shared/samples` and `/work/shared/cases`):
 
@@ -8,11 +8,14 @@ Formats read (all in `/work/shared/samples` and `/work/shared/cases`):
   case 11 (910B1, cut after NPU 2).
 * A3, two chips per NPU: case 01 (`Chip  Phy-ID` header, 16 chips named `Ascend910`, power `-` on
   the second chip, separators alternating `+----+` and `+====+`).
-* `npu-smi info -l`: `npu-smi_info_-l_docstring.txt` (`Key : value` lines, one block per NPU).
 * Driver errors instead of a table: case 03 (`dcmi module initialize failed. ret is -8005`).
 
 Power may read `NA` or `-`; such fields become None. Tables cut off mid-way keep every chip read so
 far; `NpuSmiInfo.truncated` says so.
+
+`npu-smi info -l` (the NPU list) is not read: `npu-smi info` already gives every NPU id, chip,
+health and HBM figure the checks use, and the only `-l` output on file is an example from a
+docstring (one NPU, id 8), not a capture from a 910B host.
 """
 
 from __future__ import annotations
@@ -103,25 +106,6 @@ class NpuSmiInfo(BaseModel):
     def npu_ids(self) -> list[int]:
         """Distinct NPU ids, in table order."""
         return list(dict.fromkeys(c.npu_id for c in self.chips))
-
-
-class NpuListEntry(BaseModel):
-    """One NPU block of `npu-smi info -l`."""
-
-    npu_id: int
-    product_name: str | None = None
-    serial_number: str | None = None
-    chip_count: int | None = None
-    extra: dict[str, str] = Field(default_factory=dict)
-    """Other `Key : value` lines of the block, as printed."""
-
-
-class NpuSmiList(BaseModel):
-    """What `npu-smi info -l` printed."""
-
-    total_count: int | None = None
-    """The `Total Count` line: number of NPUs."""
-    npus: list[NpuListEntry] = Field(default_factory=list)
 
 
 def dcmi_error(text: str) -> int | None:
@@ -253,46 +237,3 @@ def parse_npu_smi_info(text: str) -> NpuSmiInfo:
                 chip.processes.append(proc)
                 break
     return NpuSmiInfo(version=version, chips=chips, processes=processes, idle_npus=idle, truncated=truncated)
-
-
-def parse_npu_smi_list(text: str) -> NpuSmiList:
-    """Parse the output of `npu-smi info -l` (sample `npu-smi_info_-l_docstring.txt`).
-
-    Lines are `Key : value`; `Total Count` comes first, then one block per NPU opened by `NPU ID`.
-
-    Raises:
-        UnrecognizedOutput: neither a `Total Count` nor an `NPU ID` line was found.
-    """
-    if not isinstance(text, str):
-        raise UnrecognizedOutput("npu-smi info -l", "", "not text")
-    total: int | None = None
-    npus: list[NpuListEntry] = []
-    current: dict | None = None
-    for raw in text.splitlines():
-        if ":" not in raw:
-            continue
-        key, _, value = raw.partition(":")
-        key, value = key.strip(), value.strip()
-        low = key.lower()
-        if low == "total count":
-            total = int(value) if value.isdigit() else None
-        elif low == "npu id":
-            if not value.isdigit():
-                continue
-            if current is not None:
-                npus.append(NpuListEntry(**current))
-            current = {"npu_id": int(value), "extra": {}}
-        elif current is not None:
-            if low == "product name":
-                current["product_name"] = value
-            elif low == "serial number":
-                current["serial_number"] = value
-            elif low == "chip count":
-                current["chip_count"] = int(value) if value.isdigit() else None
-            elif key:
-                current["extra"][key] = value
-    if current is not None:
-        npus.append(NpuListEntry(**current))
-    if total is None and not npus:
-        raise UnrecognizedOutput("npu-smi info -l", text, "no 'Total Count' or 'NPU ID' line")
-    return NpuSmiList(total_count=total, npus=npus)

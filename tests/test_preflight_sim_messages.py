@@ -1,0 +1,51 @@
+"""What a fresh user saw on the simulated hosts: every check's message leads somewhere true.
+
+The `tiny-shm` container view names `cann-env-not-sourced` only because its toolkit is installed
+(set_env.sh present), and that fix then works there; hccn.conf covers every simulated NPU; the
+simulated npu-smi answers no `info -l` (no check reads it).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from checks.context import CheckContext, Requirements
+from checks.registry import run_checks
+from checks.result import Status
+from tests.preflight_fixtures import make_sim  # noqa: F401  (fixture)
+from wizard.hosts.local import LocalHost
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _results(root: Path, only: list[str]) -> dict:
+    host = LocalHost(root=root)
+    ctx = CheckContext.for_host(host, Requirements(), offline=True)
+    return {r.id: r for r in run_checks(ctx, only=only, timeout_s=20)}
+
+
+def test_tiny_shm_names_the_env_fix_and_the_fix_finds_the_toolkit(make_sim, tmp_path, monkeypatch):
+    for k in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH"):
+        monkeypatch.delenv(k, raising=False)
+    root = make_sim("tiny-shm")
+    r = _results(root, ["cann-toolkit"])["cann-toolkit"]
+    assert r.status is Status.WARN and r.remedies == ["cann-env-not-sourced"]
+    env = {k: v for k, v in os.environ.items() if k not in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH")}
+    proc = subprocess.run([sys.executable, "-m", "wizard", "--root", str(root), "--state-dir", str(tmp_path / "st"),
+                           "fix", "cann-env-not-sourced", "--yes"], cwd=REPO, capture_output=True, text=True,
+                          timeout=60, env=env)
+    out = proc.stdout + proc.stderr
+    assert "not installed" not in out, out
+    assert proc.returncode == 0, out
+
+
+def test_healthy_sim_hccn_lists_every_npu_and_npu_smi_has_no_list_mode(make_sim):
+    root = make_sim("healthy")
+    r = _results(root, ["hccn-conf", "visible-devices"])
+    assert r["hccn-conf"].status is Status.OK and sorted(r["hccn-conf"].details["addresses"]) == list("01234567")
+    assert r["visible-devices"].summary == "not set: all 8 NPUs visible"
+    listing = LocalHost(root=root).run(["npu-smi", "info", "-l"], timeout=10)
+    assert listing.returncode == 2 and "unsupported arguments" in listing.stderr
