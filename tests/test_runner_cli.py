@@ -68,7 +68,7 @@ def test_run_status_logs_and_failure(tmp_path):
     out = res.stdout
     assert "▶ [1/1] say hello" in out and "hello from t-ok" in out and "✓ stage t-ok succeeded" in out
     assert '✗ stage t-fail failed at step 1 "fail": exit code 3' in out
-    assert "re-run with: pi05-wizard run t-fail" in out
+    assert f"re-run with: pi05-wizard --state-dir {tmp_path / 'state'} run t-fail" in out
     st = _status(tmp_path)
     assert st["t-ok"]["status"] == "succeeded" and st["t-fail"]["status"] == "failed"
     assert st["t-fail"]["record"]["exit_code"] == 3 and st["t-sleep"]["status"] == "pending"
@@ -122,7 +122,7 @@ def test_ctrl_c_cancels_and_exits_130(tmp_path):
             if p.poll() is None:
                 p.kill()
     assert wiz.returncode == 130, out + err
-    assert "cancelled" in out and "re-run with: pi05-wizard run t-sleep" in out
+    assert "cancelled" in out and f"re-run with: pi05-wizard --state-dir {tmp_path / 'state'} run t-sleep" in out
     assert _status(tmp_path)["t-sleep"]["status"] == "cancelled"
     assert not pid_exists(child)
     assert follow.returncode == 0 and " out  child pid " in f_out and "stage t-sleep cancelled" in f_out
