@@ -10,6 +10,8 @@ import argparse
 import json
 from typing import Any
 
+from rich.markup import escape
+
 from wizard.cli import EXIT_OK, UsageError
 from wizard.locations import Locations
 from wizard.stage_lookup import StageLookupError, find_stage, stage_ids
@@ -61,13 +63,59 @@ def collect(locations: Locations) -> dict[str, Any]:
     return {"lock_holder": WizardLock(locations).holder(), "state_dir": str(locations.state_dir), "stages": stages}
 
 
-def _local(iso: str | None) -> str:
-    """A record's UTC time as local `YYYY-MM-DD HH:MM:SS` (empty when unknown)."""
+def _local(iso: str | None, short: bool = False) -> str:
+    """A record's UTC time as local `YYYY-MM-DD HH:MM:SS`, or `MM-DD HH:MM` when `short` (empty when unknown)."""
     if not iso:
         return ""
     from datetime import datetime
 
-    return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    return datetime.fromisoformat(iso).astimezone().strftime("%m-%d %H:%M" if short else "%Y-%m-%d %H:%M:%S")
+
+
+def _took(rec: dict[str, Any]) -> str:
+    if not (rec.get("started") and rec.get("finished")):
+        return ""
+    from datetime import datetime
+
+    secs = (datetime.fromisoformat(rec["finished"]) - datetime.fromisoformat(rec["started"])).total_seconds()
+    return f"{secs:.0f} s" if secs < 120 else f"{secs / 60:.0f} min"
+
+
+def build_table(data: dict[str, Any], width: int = 80) -> Any:
+    """The status as a Rich table that fits `width` columns (the terminal's; 80 at least is assumed).
+
+    Stage ids, statuses and remedy ids are never cut (their columns take their longest value); the
+    failed step's title (or the reason) gets what is left, on one line, shortened with an ellipsis.
+    The full text is in `status --json`.
+    """
+    from rich.table import Table
+
+    table = Table(title=f"Stages ({data['state_dir']})", title_justify="left", box=None, padding=(0, 2, 0, 0),
+                  pad_edge=False, header_style="bold underline")
+    rows = []
+    for st in data["stages"]:
+        rec = st["record"] or {}
+        failed = rec.get("failed_step")
+        stopped = ""
+        if st["status"] not in ("succeeded", "pending"):
+            stopped = f"{failed['index'] + 1}. {failed['title']}" if failed else (rec.get("reason") or "")
+        rows.append((st["id"], st["status"], _local(rec.get("finished") or rec.get("started"), short=True),
+                     _took(rec), "" if rec.get("exit_code") is None else str(rec["exit_code"]),
+                     " ".join(stopped.split()), ", ".join(rec.get("remedies") or [])))
+    heads = ("stage", "status", "finished", "took", "exit", "stopped at", "known problems")
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(heads)]
+    # "stopped at" gives way (one line, ellipsis), then "known problems" (wrapped after a comma);
+    # the other columns always get their widest value. Two spaces follow each column but the last.
+    spare = width - sum(widths[:5]) - 2 * (len(heads) - 1)
+    widths[6] = min(widths[6], max(len("known problems"), spare - 12))
+    widths[5] = min(widths[5], max(12, spare - widths[6]))
+    for head, w in zip(heads, widths):
+        table.add_column(head, no_wrap=head != "known problems", overflow="fold", width=w,
+                         justify="right" if head in ("took", "exit") else "left")
+    for r in rows:
+        stopped = r[5] if len(r[5]) <= widths[5] else r[5][: widths[5] - 1].rstrip() + "…"
+        table.add_row(r[0], f"[{_STYLE.get(r[1], '')}]{r[1]}[/]", *(escape(x) for x in (*r[2:5], stopped, r[6])))
+    return table
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -77,28 +125,9 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
         return EXIT_OK
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(title=f"Stages ({data['state_dir']})", title_justify="left")
-    for col in ("stage", "status", "finished", "took", "exit", "stopped at", "known problems"):
-        table.add_column(col)
-    for st in data["stages"]:
-        rec = st["record"] or {}
-        took = ""
-        if rec.get("started") and rec.get("finished"):
-            from datetime import datetime
-
-            secs = (datetime.fromisoformat(rec["finished"]) - datetime.fromisoformat(rec["started"])).total_seconds()
-            took = f"{secs:.0f} s" if secs < 120 else f"{secs / 60:.0f} min"
-        failed = rec.get("failed_step")
-        table.add_row(st["id"], f"[{_STYLE.get(st['status'], '')}]{st['status']}[/]",
-                      _local(rec.get("finished") or rec.get("started")), took,
-                      "" if rec.get("exit_code") is None else str(rec["exit_code"]),
-                      f"{failed['index'] + 1}. {failed['title']}" if failed else (rec.get("reason") or "")
-                      if st["status"] not in ("succeeded", "pending") else "",
-                      ", ".join(rec.get("remedies") or []))
     console = Console(highlight=False, emoji=False)
-    console.print(table)
+    console.print(build_table(data, console.width))
     for st in data["stages"]:
         if st.get("metrics") is not None:
             console.print(f"{st['id']} progress (last run): {progress_text(st['metrics'])}", markup=False)
