@@ -96,34 +96,54 @@ def summary_line(results: list[CheckResult], duration_s: float) -> str:
     return ", ".join(parts) + f" in {duration_s:.2f} s"
 
 
+def _cell(r: CheckResult, verbose: bool) -> Any:
+    """The result column of one row: summary, then messages, remedies and details indented under it
+    (continuation lines keep their indent when the terminal wraps them)."""
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.text import Text
+
+    parts: list[Any] = [Text(r.summary)]
+    for m in r.messages:
+        if m.level is Level.INFO and not verbose:
+            continue
+        style = "yellow" if m.level is Level.WARN else ("red" if m.level is Level.ERROR else "dim")
+        parts.append(Padding(Text(f"{_LEVEL_MARK[m.level]} {m.text}", style=style), (0, 0, 0, 2)))
+        if m.remedy:
+            parts.append(Padding(Text(f"→ {remedy_sentence(m.remedy)}", style="cyan"), (0, 0, 0, 4)))
+    if verbose and r.details:
+        for k, v in r.details.items():
+            shown = json.dumps(v, default=str)
+            parts.append(Padding(Text(f"{k}: {shown[:160]}{'…' if len(shown) > 160 else ''}", style="dim",
+                                      overflow="fold"), (0, 0, 0, 4)))
+    return Group(*parts)
+
+
 def render(results: list[CheckResult], verbose: bool, duration_s: float, console: Any) -> None:
-    """Print the results table, problems with their remedies, and the summary line."""
+    """Print the results table, problems with their remedies, and the summary line.
+
+    The mark, id and (with `verbose`) seconds columns get exact widths and the result column the
+    rest of `console.width`, so Rich never shrinks the seconds to make room (seen at 80 columns).
+    """
     from rich.table import Table
     from rich.text import Text
 
+    times = [f"{r.duration_s:.2f}" for r in results]
+    id_w = max([len("check"), *(len(r.id) for r in results)])
+    time_w = max([1, *(len(t) for t in times)]) if verbose else 0
+    gaps = 2 * (3 if verbose else 2)  # padding (0, 1) on each side of every inner edge, pad_edge off
+    result_w = max(10, console.width - 1 - id_w - time_w - gaps)
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, expand=False)
-    table.add_column("", no_wrap=True)
-    table.add_column("check", no_wrap=True)
-    table.add_column("result", overflow="fold")
+    table.add_column("", no_wrap=True, width=1)
+    table.add_column("check", no_wrap=True, width=id_w)
+    table.add_column("result", overflow="fold", width=result_w)
     if verbose:
-        table.add_column("s", justify="right", no_wrap=True)
-    for r in results:
+        table.add_column("s", justify="right", no_wrap=True, width=time_w)
+    for r, shown in zip(results, times):
         style = _STYLES[r.status]
-        cell = Text(r.summary)
-        for m in r.messages:
-            if m.level is Level.INFO and not verbose:
-                continue
-            cell.append(f"\n  {_LEVEL_MARK[m.level]} {m.text}", style="yellow" if m.level is Level.WARN else
-                        ("red" if m.level is Level.ERROR else "dim"))
-            if m.remedy:
-                cell.append(f"\n    → {remedy_sentence(m.remedy)}", style="cyan")
-        if verbose and r.details:
-            for k, v in r.details.items():
-                shown = json.dumps(v, default=str)
-                cell.append(f"\n    {k}: {shown[:160]}{'…' if len(shown) > 160 else ''}", style="dim")
-        row = [Text(r.status.mark, style=style), Text(r.id, style=style), cell]
+        row = [Text(r.status.mark, style=style), Text(r.id, style=style), _cell(r, verbose)]
         if verbose:
-            row.append(f"{r.duration_s:.2f}")
+            row.append(Text(shown))
         table.add_row(*row)
     console.print(table)
     failed = any(r.status.is_problem for r in results)
