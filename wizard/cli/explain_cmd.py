@@ -37,6 +37,8 @@ def read_input(name: str) -> str:
 
     try:
         if name == "-":
+            if _is_tty(sys.stdin):
+                print("Paste the log or error text, then press Ctrl-D", file=sys.stderr, flush=True)
             data = sys.stdin.buffer.read(MAX_INPUT)
         else:
             with open(name, "rb") as fh:
@@ -46,10 +48,34 @@ def read_input(name: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _is_tty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # replaced or closed stdin
+        return False
+
+
+def fix_text(instructions: str, remedy_id: str, has_fix: bool) -> str:
+    """The "Fix:" text: the instructions naming `pi05-wizard fix ID` once, with this run's global options.
+
+    The catalogue's instructions often name the command already (in backticks); it is then
+    rewritten in place with the global options, else appended in parentheses.
+    """
+    from wizard import hints
+
+    bare = f"pi05-wizard fix {remedy_id}"
+    full = hints.command("fix", remedy_id)
+    if bare in instructions:
+        return instructions.replace(bare, full)
+    return f"{instructions} ({full})" if has_fix else instructions
+
+
 def handle(args: argparse.Namespace) -> int:
     """Print the matches; exit 1 when one is at error severity."""
+    from wizard import hints
     from wizard.cli import EXIT_FAILED, EXIT_OK, UsageError
 
+    hints.remember(args)
     text = read_input(args.file)
     try:
         cat = load_catalogue()
@@ -84,8 +110,7 @@ def handle(args: argparse.Namespace) -> int:
         console.print(f"      {escape(r.explanation)}")
         for text, cls in m.numpy_lines[:20]:
             console.print(f"      [dim]{cls:8}[/] {escape(text.strip()[:160])}")
-        fix = f"pi05-wizard fix {m.id}" if r.fix else ""
-        console.print(f"      Fix: {escape(r.instructions)}" + (f" [cyan]({fix})[/]" if fix else ""))
+        console.print(f"      Fix: {escape(fix_text(r.instructions, m.id, bool(r.fix)))}")
         if r.rerun:
-            console.print(f"      Then re-run: pi05-wizard run {r.rerun}")
+            console.print(f"      Then re-run: {hints.command('run', r.rerun)}", markup=False, soft_wrap=True)
     return EXIT_FAILED if failed else EXIT_OK
