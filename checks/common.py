@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, TypeVar
 
 from checks.host import Host
@@ -48,11 +49,36 @@ def error(text: str, remedy: str | None = None) -> Message:
     return Message(level=Level.ERROR, text=text, remedy=remedy)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ufffd]+")
+_SPACES = re.compile(r"\s+")
+
+#: Longest summary shown, characters (a summary is one table cell line).
+SUMMARY_MAX = 160
+
+#: Longest message sentence shown, characters.
+MESSAGE_MAX = 800
+
+
+def one_line(text: str, limit: int = SUMMARY_MAX) -> str:
+    """`text` as one plain line: newlines and runs of white space become one space, control characters
+    and replacement characters (from binary output) are dropped, and it is cut to `limit` characters with "…"."""
+    flat = _SPACES.sub(" ", _CONTROL.sub(" ", str(text))).strip()
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+
+
+def quoted(value: str, limit: int = 40) -> str:
+    """A value from the host for a sentence: one plain line in double quotes (never a Python repr)."""
+    return f'"{one_line(value, limit)}"'
+
+
 def result(check_id: str, status: Status, summary: str, messages: list[Message] | None = None,
            **details: Any) -> CheckResult:
-    """Build a CheckResult for `check_id` with its title from `TITLES`."""
-    return CheckResult(id=check_id, title=TITLES[check_id], status=status, summary=summary,
-                       messages=list(messages or []), details=details)
+    """Build a CheckResult for `check_id` with its title from `TITLES`; the summary and every message are
+    made one plain line (`one_line`; messages up to `MESSAGE_MAX` characters)."""
+    plain = [m if m.text == one_line(m.text, MESSAGE_MAX) else m.model_copy(update={"text": one_line(m.text, MESSAGE_MAX)})
+             for m in messages or []]
+    return CheckResult(id=check_id, title=TITLES[check_id], status=status, summary=one_line(summary),
+                       messages=plain, details=details)
 
 
 def verdict(messages: list[Message]) -> Status:

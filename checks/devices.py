@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from checks.common import error, info, result, verdict, warn
+from checks.common import error, info, quoted, result, verdict, warn
 from checks.context import CheckContext
 from checks.result import CheckResult, Status
 
@@ -74,9 +74,9 @@ def check_visible_devices(ctx: CheckContext) -> CheckResult:
     try:
         ids = parse_visible_devices(value)
     except ValueError:
-        m = error(f"ASCEND_RT_VISIBLE_DEVICES={value!r} is not a comma-separated list of NPU ids.",
+        m = error(f"ASCEND_RT_VISIBLE_DEVICES={quoted(value, 80)} is not a comma-separated list of NPU ids.",
                   remedy="visible-devices-out-of-range")
-        return result("visible-devices", Status.FAIL, f"unreadable value {value[:40]!r}", [m])
+        return result("visible-devices", Status.FAIL, f"unreadable value {quoted(value)}", [m])
     msgs = []
     out = [i for i in ids if i >= len(present)]
     if out:

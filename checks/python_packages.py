@@ -15,7 +15,7 @@ import json
 
 from packaging.version import InvalidVersion, Version
 
-from checks.common import error, info, warn
+from checks.common import error, info, quoted, warn
 from checks.result import Message
 
 #: Distributions asked for, in report order.
@@ -64,7 +64,7 @@ def _pin(name: str, found: str | None, want: str, install: str, remedy: str | No
         return info(f"{name} is not installed yet (the torch stage installs {name}=={want}).")
     have, need = _version(found), _version(want)
     if have is None:
-        return error(f"{name} reports version {found!r}, which is not a PEP 440 version; reinstall: pip install {install}=={want}.",
+        return error(f"{name} reports version {quoted(found)}, which is not a PEP 440 version; reinstall: pip install {install}=={want}.",
                      remedy)
     if need is not None and have == need:
         return None

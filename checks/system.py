@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from checks.common import error, gib, info, result, verdict, warn
+from checks.common import error, gib, info, one_line, quoted, result, verdict, warn
 from checks.context import CheckContext
 from checks.result import CheckResult, Status
 
@@ -18,7 +18,7 @@ def check_arch(ctx: CheckContext) -> CheckResult:
     """`uname -m` on the host: aarch64 is the target; x86_64 needs `qemu-aarch64-static` and its binfmt entry."""
     req = ctx.requirements
     run = ctx.host.run(["uname", "-m"], timeout=req.command_timeout_s)
-    machine = run.stdout.strip() if run.ok else ""
+    machine = one_line(run.stdout, 40) if run.ok else ""
     if not machine:
         why = "timed out" if run.timed_out else (run.stderr.strip() or f"exit {run.returncode}")
         return result("arch", Status.ERROR, "could not run `uname -m`", [error(f"`uname -m` failed: {why}.")])
@@ -133,7 +133,7 @@ def check_python(ctx: CheckContext) -> CheckResult:
         elif run.timed_out:
             msg = "`python3 --version` did not answer in time."
         else:
-            msg = f"unrecognized `python3 --version` output: {(run.stdout + run.stderr).strip()[:80]!r}."
+            msg = f"unrecognized `python3 --version` output: {quoted(run.stdout + run.stderr, 80)}."
         level = error if ctx.inside_container else warn
         m_ = level(msg)
         return result("python", verdict([m_]), "python3 not usable", [m_])
