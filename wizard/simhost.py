@@ -50,6 +50,21 @@ VARIANTS: tuple[str, ...] = (
 )
 """Every variant `build_sim_host` knows, healthy first."""
 
+#: One line per variant: what is broken on it (for `pi05-wizard demo --help`).
+VARIANT_MEANINGS: dict[str, str] = {
+    "healthy": "8 x 910B3 idle, driver 25.3.rc1, CANN / kernels / NNAL 8.3.RC1: nothing broken",
+    "x86-no-qemu": "an x86_64 host without qemu-aarch64-static or its binfmt entry",
+    "missing-davinci3": "/dev/davinci3 is missing (a chip down or not passed through)",
+    "no-devmm-svm": "/dev/devmm_svm is missing (a driver control node)",
+    "driver-not-mounted": "no NPU driver at /usr/local/Ascend/driver",
+    "npu-smi-hangs": "npu-smi never answers (killed by the command timeout)",
+    "npu-smi-busy": "every NPU is held by another process (~83 % HBM used)",
+    "npu-smi-dcmi": "npu-smi fails with 'dcmi module initialize failed. ret is -8005'",
+    "cann-81-still-running": "CANN 8.1.RC1 still running: the upgrade to 8.3.RC1 did not take",
+    "nnal-absent": "NNAL / ATB is not installed",
+    "tiny-shm": "inside the container: /dev/shm is 64 MiB, and CANN's set_env.sh is not sourced",
+}
+
 #: Check ids whose verdict on a simulated host depends only on the folder (not on this machine's
 #: Docker, disk or network): what tests and the demo compare.
 SIM_CHECK_IDS: tuple[str, ...] = (
@@ -129,6 +144,15 @@ def _mount_tmpfs(root: Path, rel: str, size: str) -> None:
                            "needs root with CAP_SYS_ADMIN")
     with open(root / _SIM_DIR / _MOUNTS_FILE, "a", encoding="utf-8") as fh:
         fh.write(str(target) + "\n")
+
+
+def mounted_points(root: str | os.PathLike[str]) -> list[Path]:
+    """The tmpfs mount points `build_sim_host` made under `root` and `teardown_sim_host` has not undone."""
+    listing = Path(root) / _SIM_DIR / _MOUNTS_FILE
+    try:
+        return [Path(ln.strip()) for ln in listing.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except OSError:
+        return []
 
 
 def teardown_sim_host(root: str | os.PathLike[str]) -> None:
