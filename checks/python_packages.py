@@ -15,7 +15,8 @@ import json
 
 from packaging.version import InvalidVersion, Version
 
-from checks.common import error, info, quoted, warn
+from checks.common import error, info, one_line, quoted, warn
+from checks.host import Host
 from checks.result import Message
 
 #: Distributions asked for, in report order.
@@ -50,6 +51,25 @@ def parse_versions(stdout: str) -> dict[str, str | None]:
                 v is None or isinstance(v, str) for v in (data[k] for k in PACKAGES)):
             return {k: data[k] for k in PACKAGES}
     raise ValueError("no package-version JSON in the output")
+
+
+def probe_versions(host: Host, python: str = "python3", timeout_s: float = 5.0) -> tuple[dict[str, str | None] | None, str]:
+    """Run `PROGRAM` with `python -c` on `host` and read the installed versions.
+
+    Returns:
+        (versions, "") on success (`parse_versions` output); (None, why) when the command failed, timed
+        out or printed no version JSON, `why` being one plain line (the command's last stderr line).
+    """
+    run = host.run([python, "-c", PROGRAM], timeout=timeout_s)
+    try:
+        return parse_versions(run.stdout), ""
+    except ValueError:
+        if run.timed_out:
+            return None, f"no answer within {timeout_s:g} s"
+        if run.not_found:
+            return None, f"{python} not found"
+        last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
+        return None, one_line(last, 200)
 
 
 def _version(text: str) -> Version | None:

@@ -160,13 +160,10 @@ def check_python(ctx: CheckContext) -> CheckResult:
 
 def _packages(ctx: CheckContext) -> tuple[dict, list]:
     """Installed torch / torch_npu / numpy / transformers / lerobot (one `python3 -c` call) and their messages."""
-    from checks.python_packages import PROGRAM, package_messages, parse_versions
+    from checks.python_packages import package_messages, probe_versions
 
     req = ctx.requirements
-    run = ctx.host.run(["python3", "-c", PROGRAM], timeout=req.command_timeout_s)
-    try:
-        versions = parse_versions(run.stdout)
-    except ValueError:
-        why = "timed out" if run.timed_out else (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1][:200]
+    versions, why = probe_versions(ctx.host, "python3", req.command_timeout_s)
+    if versions is None:
         return {}, [warn(f"Could not read the installed package versions with importlib.metadata ({why}).")]
     return versions, package_messages(versions, req.torch, req.torch_npu)

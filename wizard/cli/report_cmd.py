@@ -1,7 +1,8 @@
 """Provides `pi05-wizard report [--output FILE] [--no-redact]`: one Markdown file to paste into a ticket.
 
 It holds the wizard and recipe versions, host facts (arch, OS, NPU table, CANN/driver/NNAL
-versions, Python and key packages), every preflight check result (offline), each stage's last
+versions, the host's Python and key packages, i.e. the wizard's own environment), the container's
+torch / torch_npu / numpy / transformers / lerobot versions (or that it is not running), every preflight check result (offline), each stage's last
 status, and the tail of each failed stage's log with what the remedy catalogue recognized in it.
 Tokens and passwords are always redacted; user and host names are replaced unless `--no-redact`.
 """
@@ -119,6 +120,34 @@ def _packages(host, python: str) -> str:
     return "\n".join([head, *keep]) if keep else head + "\n(no key package installed)"
 
 
+def container_packages(session, python: str = "python3", timeout_s: float = 30.0) -> str:
+    """Versions of torch, torch_npu, numpy, transformers and lerobot inside the recipe's container.
+
+    Asked through `session.container_host()` with the python check's probe
+    (`checks.python_packages.probe_versions`). Returns lines `name version` ("not installed" for a
+    missing one), or one line saying the container is not running (missing, stopped, or no engine).
+    """
+    from wizard.hosts.container import ContainerUnavailable
+
+    name = getattr(getattr(session.recipe, "container", None), "name", "pi")
+    try:
+        container = session.container_host()
+    except ContainerUnavailable as exc:
+        return f"container not running ({exc})"
+    except Exception as exc:  # noqa: BLE001 - a report must still be written
+        return f"container not running (Docker: {type(exc).__name__})"
+    from checks.python_packages import PACKAGES, probe_versions
+
+    res = container.run(["true"], timeout=10)
+    if res.returncode is None and not res.timed_out and not res.not_found:
+        return f"container not running ({(res.stderr.strip() or 'no answer')[:200]})"
+    versions, why = probe_versions(container, python, timeout_s)
+    if versions is None:
+        return f"container {name} is running, but its package versions could not be read ({why})"
+    width = max(len(p) for p in PACKAGES)
+    return "\n".join([f"container {name}:"] + [f"{p:<{width}}  {versions[p] or 'not installed'}" for p in PACKAGES])
+
+
 def build_report(session, check_results=None, include_packages: bool = True) -> str:
     """The report as Markdown (not redacted). `check_results` default: every check, offline."""
     from wizard.remedies.catalogue import load_catalogue
@@ -150,7 +179,9 @@ def build_report(session, check_results=None, include_packages: bool = True) -> 
             _fence(res.stdout if res.ok else f"npu-smi info failed: {(res.stderr or 'not found').strip()}")]
     if include_packages:
         python = getattr(getattr(session.recipe, "python", None), "executable", "python3")
-        out += ["", "### Python and key packages", "", _fence(_packages(host, python))]
+        out += ["", f"### Python and key packages on the host (`{python}` on PATH: the wizard's environment, "
+                "not the container's)", "", _fence(_packages(host, python))]
+        out += ["", "### Python packages in the container", "", _fence(container_packages(session, python))]
 
     out += ["", "## Preflight checks (offline)", ""]
     if check_results is None:
