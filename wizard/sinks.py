@@ -9,6 +9,7 @@ that defines `line_batch()` (see `uses_batches`).
 
 from __future__ import annotations
 
+import os
 import re
 import time as time_mod
 from dataclasses import dataclass
@@ -47,6 +48,16 @@ def uses_batches(sink: Sink) -> bool:
     return batch_owner <= line_owner
 
 
+def _write_all(fd: int, parts: list[bytes]) -> None:
+    """Write `parts` in order with one `writev` (finishing a short write, which a signal can cause)."""
+    done = os.writev(fd, parts)
+    total = sum(map(len, parts))
+    if done < total:
+        rest = memoryview(b"".join(parts))[done:]
+        while rest:
+            rest = rest[os.write(fd, rest):]
+
+
 class LogFileSink(Sink):
     """Writes a run's lines to its log file: `<timestamp> <tag> <text>` per line.
 
@@ -56,7 +67,9 @@ class LogFileSink(Sink):
     before the next normal line of that stream and at the end of the step, so a pip bar that
     redraws 10,000 times leaves a handful of lines, not megabytes.
 
-    Each batch is written with one `write` and flushed, so `logs --follow` sees lines as they come.
+    Each batch is formatted with one join (its timestamp and tag computed once) and written
+    with one `os.writev` to the unbuffered file, so `logs --follow` sees lines as they come.
+    Text is written as UTF-8 (a lone surrogate becomes `?`).
 
     Args:
         path: the log file (created with its folder; appended to if it exists).
@@ -69,7 +82,7 @@ class LogFileSink(Sink):
     def __init__(self, path: str | Path, progress_interval_s: float = 1.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8", errors="replace", buffering=1 << 16)
+        self._fh = open(self.path, "ab", buffering=0)
         self._interval = progress_interval_s
         self._last_progress_write: dict[str, float] = {}
         self._held: dict[str, tuple[str, float]] = {}  # stream -> (last unwritten update, time)
@@ -105,8 +118,8 @@ class LogFileSink(Sink):
 
     def _write(self, texts: list[str], stream: str, time: float, progress: bool) -> None:
         head = f"{self._prefix(time)} {_TAGS.get((stream, progress), 'out ')} "
-        self._fh.write(head + ("\n" + head).join(texts) + "\n")
-        self._fh.flush()
+        body = ("\n" + head).join(texts).encode("utf-8", "replace")
+        _write_all(self._fh.fileno(), [head.encode("ascii"), body, b"\n"])
 
     def _flush_held(self) -> None:
         for stream, (text, t) in list(self._held.items()):
@@ -222,6 +235,31 @@ def _longest_literal(items: list) -> str | None:
     return best or None
 
 
+#: Characters from most to least common in command output (a rough order; anything not listed,
+#: such as quotes, brackets and rare capitals, counts as rarest). Only picks guard characters.
+_COMMON_CHARS = " etaoinsrlhdcumpfgybwvkxqjz0123456789.=:/-_,ETAOINSRLHDCUMPFGYBWVKXQJZ"
+
+
+def _guards(hint: str, icase: bool, n: int = 2) -> list[str]:
+    """Up to `n` of the rarest characters of `hint`, each as the string of its accepted forms.
+
+    A text holding `hint` holds every one of them (for an IGNORECASE hint, which is lower-cased,
+    in either case), so a text missing one cannot hold `hint`. Non-ASCII characters are left
+    out for IGNORECASE hints, and the caller uses those guards on ASCII text only: `"\u212a"`
+    (the Kelvin sign) lower-cases to `k`.
+    """
+    chars = []
+    for c in dict.fromkeys(hint):
+        if icase and not c.isascii():
+            continue
+        chars.append(c)
+    chars.sort(key=lambda c: -(_COMMON_CHARS.find(c) if c in _COMMON_CHARS else len(_COMMON_CHARS)))
+    out = []
+    for c in chars[:n]:
+        out.append(c + c.upper() if icase and c.upper() != c else c)
+    return out
+
+
 class LineMatcher(Sink):
     """Base sink matching regular expressions against streamed lines.
 
@@ -232,9 +270,13 @@ class LineMatcher(Sink):
     run's `StageRecord.remedies`. A subclass that overrides `line()` (and not `line_batch()`)
     is fed one `Line` at a time, wizard lines included.
 
-    For speed, a batch is first searched as one text (each pattern compiled again with
-    `re.MULTILINE`, so `^` and `$` keep their per-line meaning); only a batch with a hit is
-    searched line by line. Patterns using `\\A` or `\\Z` are therefore not supported.
+    For speed, a batch is searched as one text (a `TextBatch`'s `blob`, or the lines joined),
+    and a pattern is only ever run on the lines that can match it. For a pattern with required
+    literals (`required_literals`), the batch is ruled out when the rarest characters of each
+    literal are missing (single-character tests run at memchr speed), else the literals are
+    found with `str.find` and the pattern runs on their lines alone. Other patterns are searched
+    over the whole text compiled again with `re.MULTILINE` (so `^` and `$` keep their per-line
+    meaning), each hit confirmed on its line. Patterns using `\\A` or `\\Z` are not supported.
 
     Args:
         patterns: pattern id -> regex (string or compiled), or (id, regex) pairs; an id may repeat.
@@ -248,6 +290,7 @@ class LineMatcher(Sink):
         self.max_matches = max_matches
         self._patterns: list[tuple[str, Pattern[str], Pattern[str]]] = []
         self._hints: list[tuple[list[str] | None, bool]] = []
+        self._guards: list[list[list[str]]] = []
         items = patterns.items() if isinstance(patterns, Mapping) else patterns
         for pid, rx in items:
             self.add_pattern(pid, rx)
@@ -258,7 +301,9 @@ class LineMatcher(Sink):
         blob = re.compile(compiled.pattern, compiled.flags | re.MULTILINE)
         self._patterns.append((pid, compiled, blob))
         hints = required_literals(compiled)
-        self._hints.append((hints, bool(compiled.flags & re.IGNORECASE)))
+        icase = bool(compiled.flags & re.IGNORECASE)
+        self._hints.append((hints, icase))
+        self._guards.append([_guards(h, icase) for h in hints or ()] if hints else [[]])
 
     @property
     def matches(self) -> list[LineMatch]:
@@ -287,45 +332,81 @@ class LineMatcher(Sink):
                 self._hit(pid, line, m.group(0))
 
     def line_batch(self, texts: list[str], stream: str, time: float, step: int, progress: bool) -> None:
-        """Match a batch: one search per pattern over the joined text; only hit lines are re-checked."""
-        if progress or stream == "wizard" or not self._patterns:
+        """Match a batch: the batch's text is searched whole; only lines that can match are re-checked."""
+        if progress or stream == "wizard" or not self._patterns or not texts:
             return
-        blob = texts[0] if len(texts) == 1 else "\n".join(texts)
-        lower = None
-        hits: list[tuple[int, int, str]] = []  # (line index, pattern index, matched text)
-        for k, ((pid, rx, brx), (hints, icase)) in enumerate(zip(self._patterns, self._hints)):
-            if hints is not None:
-                # A plain substring test first: Python's re scans slowly for patterns
-                # like \bKilled\b or ^ERROR (no literal prefix), 50x slower than `in`.
-                if icase:
-                    if lower is None:
-                        lower = blob.lower()
-                    if not any(h in lower for h in hints):
-                        continue
-                elif not any(h in blob for h in hints):
-                    continue
-            pos = 0
-            line_no = 0
-            counted_to = 0
-            while True:
-                m = brx.search(blob, pos)
-                if m is None:
-                    break
-                start = blob.rfind("\n", 0, m.start()) + 1
-                line_no += blob.count("\n", counted_to, start)
-                counted_to = start
-                one = rx.search(texts[line_no])  # confirm on the line alone (a blob hit may span lines)
-                if one is not None:
-                    hits.append((line_no, k, one.group(0)))
-                end = blob.find("\n", m.start())
-                if end < 0:
-                    break
-                pos = end + 1
+        blob = getattr(texts, "blob", None)  # a `wizard.streaming.TextBatch` carries it
+        if blob is None:
+            blob = texts[0] if len(texts) == 1 else "\n".join(texts)
+        lower: str | None = None
+        hits: list[tuple[int, int, str, str]] = []  # (line start offset, pattern index, matched, line)
+        for k, ((pid, rx, brx), (hints, icase), guards) in enumerate(zip(self._patterns, self._hints, self._guards)):
+            if hints is None:
+                self._search_blob(blob, k, rx, brx, hits)
+                continue
+            # Python's `in` crawls through text for a short literal (3-6 chars: "OOM", "Killed")
+            # at ~1 character per step, while a single-character test runs at memchr speed: a
+            # literal whose rarest characters are absent is ruled out for almost nothing.
+            if (not icase or blob.isascii()) and not any(
+                    all(any(c in blob for c in alts) for alts in g) for g in guards):
+                continue
+            if not icase:
+                self._search_hints(blob, hints, k, rx, hits)
+                continue
+            if lower is None:
+                lower = blob.lower()
+            if not any(h in lower for h in hints):
+                continue
+            if blob.isascii():  # lower() kept every offset: the hint positions are the blob's
+                self._search_hints(blob, hints, k, rx, hits, lower)
+            else:
+                self._search_blob(blob, k, rx, brx, hits)
         if not hits:
             return
         hits.sort()
-        for line_no, k, text in hits:
-            self._hit(self._patterns[k][0], Line(texts[line_no], stream, time, step, False), text)  # type: ignore[arg-type]
+        for _, k, text, line in hits:
+            self._hit(self._patterns[k][0], Line(line, stream, time, step, False), text)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _search_hints(blob: str, hints: list[str], k: int, rx: Pattern[str],
+                      hits: list[tuple[int, int, str, str]], hay: str | None = None) -> None:
+        """Check `rx` on each line holding one of its literals (every match holds one)."""
+        hay = blob if hay is None else hay
+        starts: set[int] = set()
+        for h in hints:
+            pos = hay.find(h)
+            while pos >= 0:
+                start = hay.rfind("\n", 0, pos) + 1
+                end = hay.find("\n", pos + len(h))
+                starts.add(start)
+                if end < 0:
+                    break
+                pos = hay.find(h, end + 1)
+        for start in starts:
+            end = blob.find("\n", start)
+            line = blob[start:] if end < 0 else blob[start:end]
+            one = rx.search(line)
+            if one is not None:
+                hits.append((start, k, one.group(0), line))
+
+    @staticmethod
+    def _search_blob(blob: str, k: int, rx: Pattern[str], brx: Pattern[str],
+                     hits: list[tuple[int, int, str, str]]) -> None:
+        """Search the whole text with the MULTILINE pattern; confirm each hit on its line alone."""
+        pos = 0
+        while True:
+            m = brx.search(blob, pos)
+            if m is None:
+                return
+            start = blob.rfind("\n", 0, m.start()) + 1
+            end = blob.find("\n", m.start())
+            line = blob[start:] if end < 0 else blob[start:end]
+            one = rx.search(line)  # a blob hit may span lines
+            if one is not None:
+                hits.append((start, k, one.group(0), line))
+            if end < 0:
+                return
+            pos = end + 1
 
     def _hit(self, pid: str, line: Line, text: str) -> None:
         self._ids.setdefault(pid, None)

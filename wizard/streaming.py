@@ -15,9 +15,30 @@ from typing import Iterator
 
 #: Bytes read per `os.read`: a Linux pipe holds 64 KiB by default.
 CHUNK = 1 << 16
+#: Reads of one ready fd in a row while it keeps returning full chunks, before selecting again
+#: (saves a `select` per chunk when a child floods; the bound keeps the other stream served).
+GREEDY_READS = 16
 #: A "line" longer than this many bytes without a newline is cut and delivered in pieces, so a
 #: child printing one endless line (a binary blob, a bar without `\r`) cannot grow our memory.
 MAX_LINE = 1 << 20
+
+
+class TextBatch(list):
+    """The lines of one chunk (a `list[str]`), carrying their joined text as `blob`.
+
+    `blob == "\\n".join(self)`, kept from the decode so sinks that search a whole batch at once
+    (`wizard.sinks.LineMatcher`) need not join the lines again. It is a plain list for
+    everyone else; sinks must treat `blob` as optional (`getattr(texts, "blob", None)`), since
+    lines the runner writes itself, and batches holding `\\r` progress text, come as plain lists.
+    The runner hands the same object to every sink, so sinks must not modify it.
+    """
+
+    __slots__ = ("blob",)
+
+    def __init__(self, blob: str):
+        super().__init__(blob.split("\n"))
+        self.blob = blob
+
 
 #: One batch of lines from one chunk: the texts, and whether they are progress updates.
 Batch = tuple[list[str], bool]
@@ -57,7 +78,7 @@ class LineSplitter:
         if b"\r" in complete:
             self._split_with_cr(complete, out)
         else:
-            out.append((_decode(complete).split("\n"), False))
+            out.append((TextBatch(_decode(complete)), False))
         self._pending = rest
         if rest and b"\r" in rest:
             self._pending = self._take_progress(rest, out)
@@ -124,6 +145,9 @@ def _decode(raw: bytes) -> str:
 def read_pipes(fds: dict[int, str], tick_s: float = 0.1) -> Iterator[tuple[str, bytes] | None]:
     """Read file descriptors concurrently until all reach end of file.
 
+    The fds are switched to non-blocking: a stream that filled a whole `CHUNK` is read again
+    at once (up to `GREEDY_READS` times) without another `select`.
+
     Args:
         fds: open, readable fds (pipes) mapped to their stream names ("stdout", "stderr").
             They are closed here once they reach EOF or when the generator is closed.
@@ -136,6 +160,7 @@ def read_pipes(fds: dict[int, str], tick_s: float = 0.1) -> Iterator[tuple[str, 
     sel = selectors.DefaultSelector()
     open_fds = dict(fds)
     for fd, name in open_fds.items():
+        os.set_blocking(fd, False)
         sel.register(fd, selectors.EVENT_READ, name)
     try:
         while open_fds:
@@ -145,18 +170,21 @@ def read_pipes(fds: dict[int, str], tick_s: float = 0.1) -> Iterator[tuple[str, 
                 continue
             for key, _ in events:
                 fd = key.fd
-                try:
-                    chunk = os.read(fd, CHUNK)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    chunk = b""
-                if chunk:
+                for _ in range(GREEDY_READS):
+                    try:
+                        chunk = os.read(fd, CHUNK)
+                    except BlockingIOError:
+                        break
+                    except OSError:
+                        chunk = b""
+                    if not chunk:
+                        sel.unregister(fd)
+                        os.close(fd)
+                        del open_fds[fd]
+                        break
                     yield key.data, chunk
-                else:
-                    sel.unregister(fd)
-                    os.close(fd)
-                    del open_fds[fd]
+                    if len(chunk) < CHUNK:  # drained: back to select
+                        break
     finally:
         for fd in open_fds:
             try:
