@@ -75,8 +75,7 @@ def result(check_id: str, status: Status, summary: str, messages: list[Message] 
            **details: Any) -> CheckResult:
     """Build a CheckResult for `check_id` with its title from `TITLES`; the summary and every message are
     made one plain line (`one_line`; messages up to `MESSAGE_MAX` characters)."""
-    plain = [m if m.text == one_line(m.text, MESSAGE_MAX) else m.model_copy(update={"text": one_line(m.text, MESSAGE_MAX)})
-             for m in messages or []]
+    plain = [m.model_copy(update={"text": one_line(m.text, MESSAGE_MAX)}) for m in messages or []]
     return CheckResult(id=check_id, title=TITLES[check_id], status=status, summary=one_line(summary),
                        messages=plain, details=details)
 

@@ -17,6 +17,9 @@ from checks.result import CheckResult, Status
 #: an idle 910B holds about 5%).
 HBM_BUSY_RATIO = 0.25
 
+#: The remedy for a driver missing inside the container (its bind mounts); never named on the host.
+REMEDY_DRIVER_NOT_MOUNTED = "driver-not-mounted"
+
 #: What to do on a host whose NPU driver is missing (RECIPE.md: the Ascend HDK order).
 HDK_INSTALL = "install the Ascend HDK driver (firmware first, then driver, then reboot)"
 
@@ -26,7 +29,7 @@ def check_driver(ctx: CheckContext) -> CheckResult:
     d = ctx.requirements.driver_dir
     if ctx.inside_container:
         where, todo, remedy = ("in the container (not bind-mounted)",
-                               "start the container with the driver bind mounts", "driver-not-mounted")
+                               "start the container with the driver bind mounts", REMEDY_DRIVER_NOT_MOUNTED)
     else:
         # On the host, nothing is mounted: the driver is simply not (fully) installed.
         where, todo, remedy = "on this host", HDK_INSTALL, None

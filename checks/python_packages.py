@@ -53,7 +53,8 @@ def parse_versions(stdout: str) -> dict[str, str | None]:
     raise ValueError("no package-version JSON in the output")
 
 
-def probe_versions(host: Host, python: str = "python3", timeout_s: float = 5.0) -> tuple[dict[str, str | None] | None, str]:
+def probe_versions(host: Host, python: str = "python3",
+                   timeout_s: float = 5.0) -> tuple[dict[str, str | None] | None, str]:
     """Run `PROGRAM` with `python -c` on `host` and read the installed versions.
 
     Returns:

@@ -2,8 +2,8 @@
 
 It holds the wizard and recipe versions, host facts (arch, OS, NPU table, CANN/driver/NNAL
 versions, the host's Python and key packages, i.e. the wizard's own environment), the container's
-torch / torch_npu / numpy / transformers / lerobot versions (or that it is not running), every preflight check result (offline), each stage's last
-status, and the tail of each failed stage's log with what the remedy catalogue recognized in it.
+torch / torch_npu / numpy / transformers / lerobot versions (or that it is not running), every
+preflight check result (offline), each stage's last status, and the tail of each failed stage's log with what the remedy catalogue recognized in it.
 Tokens and passwords are always redacted; user and host names are replaced unless `--no-redact`.
 """
 
