@@ -52,7 +52,7 @@ def test_run_end_to_end_records_and_names_the_remedy(tmp_path):
     assert run.returncode == 1, run.stderr
     out = " ".join(run.stdout.split())  # Rich wraps long lines at the terminal width
     assert "known problem: cann-env-not-sourced" in out
-    assert "fix: pi05-wizard fix cann-env-not-sourced" in out
+    assert f"fix: pi05-wizard --state-dir {tmp_path / 'state'} fix cann-env-not-sourced" in out
     status = _cli(tmp_path, "status", "--json")
     assert status.returncode == 0, status.stderr
     (entry,) = [s for s in json.loads(status.stdout)["stages"] if s["id"] == STAGE_ID]
