@@ -98,7 +98,8 @@ def test_missing_container_is_a_clear_result(running):
     client, _ = running
     ghost = ContainerHost(name="pi05-test-does-not-exist", client=client)
     res = ghost.run(["true"], timeout=5)
-    assert res.returncode is None and "not found" in res.stderr
+    assert res.returncode is None and res.stderr == ("The container 'pi05-test-does-not-exist' does not exist yet: "
+                                                     "run the container stage first (pi05-wizard run container).")
     with pytest.raises(ContainerUnavailable):
         ghost.read_text("/etc/hostname")
 

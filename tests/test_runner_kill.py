@@ -114,4 +114,4 @@ def test_a_sink_exception_in_the_hot_path_still_kills_the_child(tmp_path):
     from wizard.state import StateStore
 
     rec = StateStore(Locations.under(tmp_path)).last("demo")
-    assert rec.status is StageStatus.CANCELLED and rec.reason == "stopped by KeyboardInterrupt"
+    assert rec.status is StageStatus.CANCELLED and rec.reason == "cancelled (Ctrl-C)"

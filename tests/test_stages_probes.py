@@ -69,10 +69,11 @@ def test_install_step_skipped_when_already_at_version(tmp_path):
 def test_container_probes_are_unknown_without_a_container(tmp_path):
     ctx = make_ctx(tmp_path, None)
     for sid in ("cann", "system-packages", "torch", "model-code", "dependencies", "weights", "train"):
-        with pytest.raises(ProbeUnavailable, match="container not running"):
+        with pytest.raises(ProbeUnavailable, match="^The Docker engine is not reachable"):
             get_stage(sid).done(ctx)
         results = get_stage(sid).verify(ctx)
         assert results and all(r.status is Status.ERROR for r in results), sid
+        assert all("Error" not in r.summary and "Docker engine is not reachable" in r.summary for r in results), sid
 
 
 def test_system_packages_done_via_dpkg_query(tmp_path):

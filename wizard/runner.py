@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 
 from wizard.events import Line, Sink, StepOutcome
+from wizard.hosts.container import ContainerUnavailable
 from wizard.sinks import ConsoleSink, LineMatcher, LogFileSink, uses_batches
 from wizard.stages.base import ActionIO, Stage, StageContext, Step, Where
+from wizard.stages.common import plain_error
 from wizard.state import FailedStep, StageRecord, StageStatus, StateStore, utcnow
 from wizard.streaming import LineSplitter, read_pipes
 
@@ -230,7 +232,7 @@ def run_stage(
     except Exception as exc:  # noqa: BLE001
         steps = []
         rec = rec.model_copy(update={"status": StageStatus.FAILED,
-                                     "reason": f"could not build the steps: {type(exc).__name__}: {exc}"})
+                                     "reason": f"could not build the steps: {plain_error(exc)}"})
     fan.event("stage_started", stage.id, steps)
     fan.wizard(f"══ {stage.id}: {stage.title} ══")
     if rec.status is StageStatus.RUNNING:
@@ -239,7 +241,8 @@ def run_stage(
         except BaseException as exc:  # KeyboardInterrupt, SystemExit: record it, then let it go on
             status = StageStatus.CANCELLED if isinstance(exc, KeyboardInterrupt) else StageStatus.FAILED
             store.save(rec.model_copy(update={"status": status, "finished": utcnow(),
-                                              "reason": f"stopped by {type(exc).__name__}"}))
+                                              "reason": "cancelled (Ctrl-C)" if status is StageStatus.CANCELLED
+                                              else "the wizard exited while the stage ran"}))
             fan.event("close")
             log_sink.close()
             raise
@@ -297,7 +300,7 @@ def _run_body(stage: Stage, ctx: StageContext, steps: list[Step], fan: _Fanout, 
         try:
             done = bool(stage.done(ctx))
         except Exception as exc:  # noqa: BLE001
-            fan.wizard(f"! the done() probe failed ({type(exc).__name__}: {exc}); running the stage")
+            fan.wizard(f"! the done() probe could not answer ({plain_error(exc)}); running the stage")
             done = False
         if done:
             return rec.model_copy(update={"status": StageStatus.SKIPPED,
@@ -316,7 +319,7 @@ def _run_body(stage: Stage, ctx: StageContext, steps: list[Step], fan: _Fanout, 
                 if step.skip_if(ctx):
                     outcome = StepOutcome(exit_code=None, duration_s=0.0, skipped=True)
             except Exception as exc:  # noqa: BLE001
-                fan.wizard(f"! skip_if probe failed ({type(exc).__name__}: {exc}); running the step", index)
+                fan.wizard(f"! the skip_if probe could not answer ({plain_error(exc)}); running the step", index)
         if outcome is None:
             suffix = "" if where is Where.HOST else "   (in the container)"
             fan.wizard(f"$ {step.command_text()}{suffix}", index)
@@ -340,7 +343,7 @@ def _run_body(stage: Stage, ctx: StageContext, steps: list[Step], fan: _Fanout, 
         results = list(stage.verify(ctx))
     except Exception as exc:  # noqa: BLE001
         return rec.model_copy(update={"status": StageStatus.FAILED,
-                                      "reason": f"verify raised {type(exc).__name__}: {exc}"})
+                                      "reason": f"verify could not run: {plain_error(exc)}"})
     problems = []
     for r in results:
         fan.wizard(f"{r.status.mark} {r.id}: {r.summary}")
@@ -414,7 +417,8 @@ def _run_step(step: Step, index: int, where: Where, ctx: StageContext, fan: _Fan
     try:
         host = ctx.host_for(where)
     except Exception as exc:  # noqa: BLE001
-        return StepOutcome(exit_code=None, duration_s=0.0, error=f"no host to run on: {exc}")
+        fan.batch([plain_error(exc)], "stderr", time.time(), index, False)
+        return StepOutcome(exit_code=None, duration_s=0.0, error=plain_error(exc))
     assert step.argv is not None
     try:
         proc = _start(host, step, tick_s)
@@ -437,7 +441,10 @@ def _start(host: "Host", step: Step, tick_s: float) -> StepProcess | None:
         try:
             return stream(argv, env=dict(step.env), cwd=step.cwd)
         except Exception as exc:  # noqa: BLE001 - a Docker API error, a missing container
-            raise _NotStarted(f"could not start in {getattr(host, 'name', 'the container')}: {exc}") from exc
+            if isinstance(exc, ContainerUnavailable):  # already one sentence saying what to do
+                raise _NotStarted(str(exc)) from exc
+            raise _NotStarted(f"could not start in {getattr(host, 'name', 'the container')}: {plain_error(exc)}") \
+                from exc
     resolve = getattr(host, "resolve", None)
     if not callable(resolve):
         return None
@@ -554,9 +561,9 @@ def _run_action(step: Step, index: int, ctx: StageContext, fan: _Fanout, cancel:
     try:
         code = step.action(ctx, ActionIO(emit=emit, cancelled=cancelled, remedy=fan.report_remedy))  # type: ignore[misc]
     except Exception as exc:  # noqa: BLE001 - an action's crash is the step's failure
-        fan.batch([f"{type(exc).__name__}: {exc}"], "stderr", time.time(), index, False)
+        fan.batch([plain_error(exc)], "stderr", time.time(), index, False)
         return StepOutcome(exit_code=None, duration_s=time.monotonic() - start,
-                           error=f"{type(exc).__name__}: {exc}", cancelled=cancel.is_set())
+                           error=plain_error(exc), cancelled=cancel.is_set())
     took = time.monotonic() - start
     if cancel.is_set():
         return StepOutcome(exit_code=None, duration_s=took, cancelled=True)

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from wizard.cli import EXIT_OK, UsageError
 from wizard.stages.base import Stage, StageContext, Step, Where
-from wizard.stages.common import ProbeUnavailable, container_state
+from wizard.stages.common import ProbeUnavailable, container_state, plain_error
 from wizard.stages.registry import STAGE_IDS, get_stage
 
 
@@ -37,7 +37,7 @@ def done_state(stage: Stage, ctx: StageContext) -> tuple[bool | None, str]:
     except ProbeUnavailable as exc:
         return None, str(exc)
     except Exception as exc:  # a probe must never crash `plan`
-        return None, f"probe failed: {type(exc).__name__}: {str(exc)[:200]}"
+        return None, plain_error(exc)[:300]
 
 
 def _no_container(reason: str) -> Callable[[], Any]:
@@ -89,7 +89,7 @@ def build_plan(ctx: StageContext, stage_ids: list[str],
             steps = [step_record(i, st, stage) for i, st in enumerate(stage.steps(ctx))]
             error = None
         except Exception as exc:  # a declaration that cannot build its steps is shown, not raised
-            steps, error = [], f"{type(exc).__name__}: {exc}"
+            steps, error = [], plain_error(exc)
         plan.append({"id": stage.id, "title": stage.title, "description": stage.description,
                      "where": stage.where.value, "depends_on": list(stage.depends_on),
                      "done": done, "done_reason": why, "steps": steps, "error": error})

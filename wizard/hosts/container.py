@@ -32,7 +32,75 @@ _END = object()
 
 
 class ContainerUnavailable(OSError):
-    """The container is missing, stopped, or the Docker engine refused the exec (the message says which)."""
+    """The container is missing, stopped, or the Docker engine refused the exec or is unreachable.
+
+    `str(exc)` is one plain sentence for the operator (see `container_problem`), the same
+    wherever it shows: a done() probe in `plan`, a failed step, a verify result.
+
+    Attributes:
+        why: "missing", "stopped", "engine" (unreachable or refused).
+    """
+
+    def __init__(self, message: str, why: str = "engine"):
+        super().__init__(message)
+        self.why = why
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "the container is unavailable"
+
+
+def container_problem(name: str, status: str | None = None) -> str:
+    """The one sentence for a container that cannot run commands.
+
+    Args:
+        name: the container's name (the recipe's, `pi`).
+        status: None when no container has that name; else its Docker status (`exited`,
+            `created`, `paused`, ...).
+
+    Returns:
+        e.g. "The container 'pi' does not exist yet: run the container stage first
+        (pi05-wizard run container)." or "The container 'pi' is stopped (exited): run the container
+        stage to start it (pi05-wizard run container)." The command carries the CLI's global options
+        (`wizard.hints`).
+    """
+    from wizard.hints import command
+
+    run = command("run", "container")
+    if status is None:
+        return f"The container {name!r} does not exist yet: run the container stage first ({run})."
+    state = "paused" if status == "paused" else f"stopped ({status})"
+    return f"The container {name!r} is {state}: run the container stage to start it ({run})."
+
+
+def engine_problem(detail: object) -> str:
+    """The one sentence for a Docker engine that cannot be reached (`detail`: the SDK's error, first line kept)."""
+    first = (str(detail).splitlines() or [""])[0][:160]
+    return (f"The Docker engine is not reachable ({first}): start it (systemctl start docker) and check that "
+            "this user may use it (root or the docker group).")
+
+
+def unavailable(client: Any, name: str, exc: BaseException | None = None) -> ContainerUnavailable:
+    """Why commands cannot run in container `name`, asked from the engine: a `ContainerUnavailable`.
+
+    Args:
+        client: a `docker.DockerClient`.
+        name: the container's name.
+        exc: the error that showed it (an exec refused), kept in the message when the container
+            exists and runs (the engine refused for another reason).
+    """
+    import docker.errors
+
+    try:
+        status = client.containers.get(name).status
+    except docker.errors.NotFound:
+        return ContainerUnavailable(container_problem(name), "missing")
+    except Exception as err:  # noqa: BLE001 - engine gone between the two calls
+        return ContainerUnavailable(engine_problem(err), "engine")
+    if status != "running":
+        return ContainerUnavailable(container_problem(name, status), "stopped")
+    detail = _explain(exc) if exc is not None else "unknown reason"
+    return ContainerUnavailable(f"The Docker engine refused to run a command in the container {name!r}: {detail}",
+                                "engine")
 
 
 class ExecStream:
@@ -63,10 +131,10 @@ class ExecStream:
                                         user=user)
             self.exec_id: str = ex["Id"]
             frames = client.api.exec_start(self.exec_id, stream=True, demux=True)
-        except docker.errors.NotFound as exc:
-            raise ContainerUnavailable(f"container {container!r} not found: {_explain(exc)}") from exc
-        except docker.errors.APIError as exc:
-            raise ContainerUnavailable(f"container {container!r}: {_explain(exc)}") from exc
+        except docker.errors.DockerException as exc:  # NotFound, 409 not running/paused, engine gone
+            raise unavailable(client, container, exc) from exc
+        except OSError as exc:  # the engine's socket went away
+            raise ContainerUnavailable(engine_problem(exc), "engine") from exc
         self._reader = threading.Thread(target=self._pump, args=(frames,), daemon=True,
                                         name=f"exec-{self.exec_id[:12]}")
         self._reader.start()
@@ -191,19 +259,24 @@ class ContainerHost:
         container: the container's name.
 
     Raises:
-        docker.errors.DockerException: from the constructor when no engine is reachable.
+        ContainerUnavailable: from the constructor when no engine is reachable (`engine_problem`).
     """
 
     def __init__(self, name: str = "pi", client: Any = None, tick_s: float = 0.1):
         if client is None:
             import docker
+            import docker.errors
 
-            client = docker.from_env()
+            try:
+                client = docker.from_env()
+            except docker.errors.DockerException as exc:
+                raise ContainerUnavailable(engine_problem(exc), "engine") from exc
         self.client = client
         self.container = name
         self.name = f"container:{name}"
         self._tick = tick_s
         self._env: dict[str, str] | None = None
+        self._unavailable: ContainerUnavailable | None = None
 
     # -- commands --------------------------------------------------------------
     def stream(self, argv: Sequence[str], env: Mapping[str, str] | None = None,
@@ -223,7 +296,7 @@ class ContainerHost:
 
         On timeout the exec'd process group is killed (SIGKILL, see the module docstring) and
         the result says `timed_out=True`. An executable the container lacks gives `not_found=True`;
-        a missing or stopped container gives returncode None with the engine's reason in stderr.
+        a missing or stopped container gives returncode None with `container_problem`'s sentence in stderr.
         """
         if not argv:
             raise ValueError("empty argv")
@@ -232,6 +305,7 @@ class ContainerHost:
         try:
             ex = ExecStream(self.client, self.container, args, env, cwd, self._tick)
         except ContainerUnavailable as exc:
+            self._unavailable = exc
             return CommandResult(argv=args, returncode=None, stderr=str(exc), duration_s=time.monotonic() - start)
         bufs = {"stdout": bytearray(), "stderr": bytearray()}
         deadline = start + timeout
@@ -258,7 +332,8 @@ class ContainerHost:
     def _small(self, argv: Sequence[str], timeout: float = 30.0) -> CommandResult:
         res = self.run(argv, timeout=timeout)
         if res.returncode is None and not res.timed_out and not res.not_found:
-            raise ContainerUnavailable(res.stderr.strip() or f"container {self.container!r} is unavailable")
+            last = self._unavailable
+            raise ContainerUnavailable(str(last), last.why) if last else unavailable(self.client, self.container)
         return res
 
     def which(self, name: str) -> str | None:

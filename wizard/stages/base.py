@@ -110,11 +110,18 @@ class StageContext:
     options: dict[str, object] = field(default_factory=dict)
 
     def host_for(self, where: Where) -> "Host":
-        """The Host a step with this `where` runs on. Raises RuntimeError when no container is set."""
+        """The Host a step with this `where` runs on.
+
+        Raises:
+            wizard.hosts.container.ContainerUnavailable: no container factory is set (no engine), or
+                the factory's own (the engine is unreachable).
+        """
         if where is Where.HOST:
             return self.host
         if self.container is None:
-            raise RuntimeError("this run has no container host (is Docker reachable?)")
+            from wizard.hosts.container import ContainerUnavailable, engine_problem
+
+            raise ContainerUnavailable(engine_problem("this run has no container host"), "engine")
         return self.container()
 
 

@@ -22,14 +22,28 @@ class ProbeUnavailable(Exception):
 
 
 def container_of(ctx: StageContext) -> Host:
-    """The container host, or ProbeUnavailable("container not running: ...") when it cannot be had."""
+    """The container host, or ProbeUnavailable (with `ContainerUnavailable`'s sentence) when it cannot be had."""
     try:
         return ctx.host_for(Where.CONTAINER)
     except ProbeUnavailable:
         raise
     except Exception as exc:  # Docker unreachable, container missing: any of the SDK's errors
-        raise ProbeUnavailable(f"container not running: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") \
-            from None
+        raise ProbeUnavailable(plain_error(exc)) from None
+
+
+def plain_error(exc: BaseException) -> str:
+    """An error as operator text: the message of our own plain-sentence errors, else message without class name.
+
+    `ContainerUnavailable` and `ProbeUnavailable` already say what happened and what to do; an OS
+    error says what failed on which path. Anything else is a bug or an unexpected library error: its
+    message, marked as unexpected so the operator knows to report it (the log has the details).
+    """
+    from wizard.hosts.container import ContainerUnavailable
+
+    text = " ".join(str(exc).split())
+    if isinstance(exc, (ContainerUnavailable, ProbeUnavailable, OSError)) and text:
+        return text
+    return f"unexpected error: {text}" if text else f"unexpected error ({exc.__class__.__qualname__})"
 
 
 def probe_run(host: Host, argv: Sequence[str], cwd: str | None = None,
@@ -42,18 +56,29 @@ def probe_run(host: Host, argv: Sequence[str], cwd: str | None = None,
     try:
         res = host.run(list(argv), timeout=timeout, env=env, cwd=cwd)
     except Exception as exc:  # a ContainerHost whose container vanished
-        raise ProbeUnavailable(f"{argv[0]}: could not run ({exc})") from None
+        raise ProbeUnavailable(plain_error(exc)) from None
     if res.not_found:
         raise ProbeUnavailable(f"{argv[0]} not found on {host.name}")
-    if res.timed_out or res.returncode is None:
+    if res.timed_out:
         raise ProbeUnavailable(f"{argv[0]} did not finish within {timeout:.0f} s on {host.name}")
+    if res.returncode is None:  # it never started: the host says why (a missing or stopped container)
+        raise ProbeUnavailable(res.stderr.strip() or f"{argv[0]} could not start on {host.name}")
     return res
 
 
 def read_or_none(host: Host, path: str) -> str | None:
-    """A file's text, or None when it is missing or unreadable."""
+    """A file's text, or None when it is missing or unreadable.
+
+    Raises:
+        ProbeUnavailable: the host itself cannot be reached (a missing or stopped container), which
+            says nothing about the file.
+    """
+    from wizard.hosts.container import ContainerUnavailable
+
     try:
         return host.read_text(path)
+    except ContainerUnavailable as exc:
+        raise ProbeUnavailable(str(exc)) from None
     except OSError:
         return None
 
@@ -139,21 +164,21 @@ def guarded(check_id: str, title: str, fn: Callable[[], list[CheckResult]]) -> l
 
     try:
         return fn()
-    except ProbeUnavailable as exc:
-        return [CheckResult(id=check_id, title=title, status=Status.ERROR, summary=f"could not check: {exc}",
-                            messages=[Message(level=Level.ERROR, text=str(exc))])]
-    except Exception as exc:  # a verify must never crash the run (doctor rule)
-        return [CheckResult(id=check_id, title=title, status=Status.ERROR,
-                            summary=f"the check broke: {type(exc).__name__}: {exc}",
-                            messages=[Message(level=Level.ERROR, text=f"{type(exc).__name__}: {exc}")])]
+    except Exception as exc:  # unanswerable probe, or a crash: a verify must never crash the run (doctor rule)
+        text = plain_error(exc)
+        return [CheckResult(id=check_id, title=title, status=Status.ERROR, summary=f"could not check: {text}",
+                            messages=[Message(level=Level.ERROR, text=text)])]
 
 
 def container_state(name: str, client_factory: Callable[[], object] | None = None) -> tuple[bool, str]:
     """Whether the named container is running, through the Docker SDK: (running, reason when not).
 
-    Never raises: an unreachable engine or a missing container is a reason, e.g.
-    (False, "container not running: no container named 'pi'").
+    Never raises: an unreachable engine or a missing or stopped container is a reason, the same
+    sentence `ContainerHost` gives (`container_problem`, `engine_problem`), e.g. (False, "The container
+    'pi' does not exist yet: run the container stage first (pi05-wizard run container).").
     """
+    from wizard.hosts.container import container_problem, engine_problem
+
     try:
         if client_factory is None:
             import docker
@@ -165,9 +190,8 @@ def container_state(name: str, client_factory: Callable[[], object] | None = Non
         status = getattr(container, "status", "unknown")
     except Exception as exc:  # docker.errors.NotFound, DockerException, connection errors
         if type(exc).__name__ == "NotFound":
-            return False, f"container not running: no container named {name!r}"
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return False, f"container not running: Docker engine unreachable ({first[:120]})"
+            return False, container_problem(name)
+        return False, engine_problem(exc)
     if status != "running":
-        return False, f"container not running: {name!r} is {status}"
+        return False, container_problem(name, status)
     return True, ""

@@ -135,8 +135,10 @@ def verify(ctx: StageContext) -> list[CheckResult]:
     try:
         return [first, *in_container_results(ctx)]
     except Exception as exc:  # the ContainerHost could not be had: one error result, not a traceback
+        from wizard.stages.common import plain_error
+
         return [first, CheckResult(id="container-checks", title="Checks inside the container", status=Status.ERROR,
-                                   summary=f"could not run the checks inside the container: {exc}")]
+                                   summary=f"could not run the checks inside the container: {plain_error(exc)}")]
 
 
 def done(ctx: StageContext) -> bool:
@@ -149,7 +151,11 @@ def done(ctx: StageContext) -> bool:
     except NotFound:
         return False
     except (DockerException, SpecError) as exc:
-        raise ProbeUnavailable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        from wizard.hosts.container import engine_problem
+        from wizard.stages.common import plain_error
+
+        raise ProbeUnavailable(engine_problem(exc) if isinstance(exc, DockerException) else plain_error(exc)) \
+            from None
     return container.status == "running" and not compare(spec, container.attrs, real_path_of(ctx.host))
 
 

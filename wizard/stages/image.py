@@ -56,7 +56,9 @@ def _commit(ctx: StageContext, io: ActionIO) -> int:
     try:
         commit_container(docker_client(ctx), ctx.recipe.container.name, repository, tag, io.emit)
     except NotFound:
-        io.emit(f"no container named {ctx.recipe.container.name}: run the container stage first", stream="stderr")
+        from wizard.hosts.container import container_problem
+
+        io.emit(container_problem(ctx.recipe.container.name), stream="stderr")
         return 1
     except DockerException as exc:
         io.emit(describe_engine_error(exc), stream="stderr")
