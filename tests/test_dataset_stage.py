@@ -18,6 +18,7 @@ from wizard.locations import Locations
 from wizard.recipe import load_recipe
 from wizard.runner import run_stage
 from wizard.stages.base import ActionIO, StageContext, Where
+from wizard.stages.common import ProbeUnavailable
 from wizard.stages.dataset import STAGE, PathNotMapped, host_dataset_path, local_dataset_path
 from wizard.stages.registry import get_stage
 from wizard.state import StageStatus, StateStore
@@ -55,7 +56,8 @@ def test_path_mapping(tmp_path):
     ctx.recipe.dataset.path = "/elsewhere/x"
     with pytest.raises(PathNotMapped):
         host_dataset_path(ctx)
-    assert STAGE.done(ctx) is False
+    with pytest.raises(ProbeUnavailable, match="^The dataset path /elsewhere/x is not under the data mount /data"):
+        STAGE.done(ctx)
     assert STAGE.verify(ctx)[0].status is Status.FAIL
 
 

@@ -42,6 +42,9 @@ def register(subparsers: Any) -> None:
 
 
 def _local_path(args: argparse.Namespace) -> Path:
+    from wizard import hints
+
+    hints.remember(args)
     path = args.path
     root = getattr(args, "root", None)
     if root:
@@ -49,9 +52,65 @@ def _local_path(args: argparse.Namespace) -> Path:
 
         path = LocalHost(root).real_path(path)
     p = Path(path)
+    if not p.exists():
+        raise UsageError(f"No dataset at {args.path}")
     if not p.is_dir():
         raise UsageError(f"{args.path} is not a folder")
     return p
+
+
+#: Advice texts in `wizard.dataset` messages that `advise` rewrites for the path actually given.
+_STATS_ADVICE = "pi05-wizard dataset stats PATH"
+_CONVERT_ADVICE = ("`pi05-wizard run dataset` runs lerobot's convert_dataset_v21_to_v30 with --push-to-hub=false.",
+                   "pi05-wizard run dataset, or lerobot's convert_dataset_v21_to_v30 with --push-to-hub=false")
+
+
+def convert_advice(args: argparse.Namespace) -> str:
+    """How to convert the dataset at `args.path`: the stage when it is the recipe's dataset, else what to set first.
+
+    `pi05-wizard run dataset` converts only the recipe's `[dataset] path` (seen from the host through
+    the data mount), so for another folder the advice names the recipe field to set, or the move
+    to make when the folder is outside the data mount.
+    """
+    import posixpath
+
+    from wizard import hints
+    from wizard.session import Session
+    from wizard.stages.dataset import PathNotMapped, host_dataset_path, not_mapped_text
+
+    run = hints.command("run", "dataset")
+    try:
+        session = Session.from_args(args)
+        mount = session.recipe.container.data
+        try:
+            recipe_host = host_dataset_path(session.context())
+        except PathNotMapped:
+            recipe_host = None
+    except Exception:  # noqa: BLE001 - a bad recipe: fall back to the generic advice
+        return f"`{run}` converts the recipe's dataset ([dataset] path) with --push-to-hub=false."
+    given = posixpath.normpath(posixpath.join("/", str(args.path))) if Path(args.path).is_absolute() \
+        else posixpath.normpath(str(Path(args.path).absolute()))
+    if recipe_host is not None and given == posixpath.normpath(recipe_host):
+        return f"`{run}` runs lerobot's convert_dataset_v21_to_v30 with --push-to-hub=false."
+    base = posixpath.normpath(mount.host_path)
+    if given == base or given.startswith(base.rstrip("/") + "/"):
+        inside = posixpath.join(mount.container_path, given[len(base):].lstrip("/")).rstrip("/")
+        return (f"`{run}` converts only the recipe's dataset ({session.recipe.dataset.path}): set [dataset] "
+                f"path = \"{inside}\" in the recipe, then `{run}`.")
+    return not_mapped_text(given, mount.container_path, mount.host_path).replace(
+        "The dataset path", "This folder", 1) + f" Then `{run}` converts it."
+
+
+def advise(text: str, args: argparse.Namespace) -> str:
+    """A `wizard.dataset` message with its generic advice made exact for `args.path` (quoted, global options kept)."""
+    from wizard import hints
+
+    if _STATS_ADVICE in text:
+        text = text.replace(_STATS_ADVICE, hints.command("dataset", "stats", args.path))
+    for generic in _CONVERT_ADVICE:
+        if generic in text:
+            text = text.replace(generic, convert_advice(args))
+    return text
 
 
 def _size(n: int) -> str:
@@ -84,10 +143,12 @@ def handle_inspect(args: argparse.Namespace) -> int:
             print(f"    - {t}")
         q = ", ".join(f"{k}: {'yes' if v else 'no'}" for k, v in report.quantiles.items())
         print(f"  q01/q99    {q}")
+    else:
+        print("  No LeRobot dataset here: meta/info.json is missing or unreadable.")
     for r in report.results:
         print(f"{r.status.mark} {r.title}: {r.summary}")
         for m in r.messages:
-            print(f"    {m.text}")
+            print(f"    {advise(m.text, args)}")
     return code
 
 
@@ -103,7 +164,7 @@ def handle_stats(args: argparse.Namespace) -> int:
     except StatsCancelled:
         return EXIT_CANCELLED
     except DatasetError as exc:
-        return _fail(args, str(exc))
+        return _fail(args, advise(str(exc), args))
     written = backup = None
     error = None
     if run.ok and not args.dry_run:

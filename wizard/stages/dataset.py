@@ -32,6 +32,14 @@ class PathNotMapped(Exception):
     """The recipe's dataset path is not under the container's data mount, so the host cannot see it."""
 
 
+def not_mapped_text(path: str, container_path: str, host_path: str) -> str:
+    """The sentence for a dataset path outside the data mount: what is wrong and the two ways out."""
+    name = posixpath.basename(posixpath.normpath(path)) or "dataset"
+    return (f"The dataset path {path} is not under the data mount {container_path}, so the container and the "
+            f"wizard cannot reach it: move the dataset into {posixpath.join(host_path, name)} on the host and set "
+            f"[dataset] path = \"{posixpath.join(container_path, name)}\" in the recipe.")
+
+
 def host_dataset_path(ctx: StageContext) -> str:
     """The dataset folder as the host sees it (a host path, before any `--root`).
 
@@ -49,8 +57,7 @@ def host_dataset_path(ctx: StageContext) -> str:
     elif inside.startswith(base.rstrip("/") + "/"):
         rest = inside[len(base.rstrip("/")) + 1:]
     else:
-        raise PathNotMapped(f"dataset.path {ctx.recipe.dataset.path} is not under the data mount "
-                            f"{mount.container_path} (host {mount.host_path}); the host cannot reach it")
+        raise PathNotMapped(not_mapped_text(ctx.recipe.dataset.path, mount.container_path, mount.host_path))
     return posixpath.join(mount.host_path, rest) if rest else mount.host_path
 
 
@@ -85,9 +92,17 @@ def _inspect_action(ctx: StageContext, io: ActionIO) -> int:
     except PathNotMapped as exc:
         io.emit(str(exc), stream="stderr")
         return 1
+    if not root.exists():
+        io.emit(f"No dataset at {host_dataset_path(ctx)} (the recipe's dataset path {ctx.recipe.dataset.path}): "
+                "copy the dataset there, or set [dataset] path in the recipe to where it is.", stream="stderr")
+        return 1
     report = inspect_dataset(root)
-    io.emit(f"dataset {root}: {report.format or 'unknown format'}, {report.episodes} episodes, "
-            f"{report.frames} frames, cameras: {', '.join(c.name for c in report.cameras) or 'none'}")
+    if report.format is None:
+        io.emit(f"No LeRobot dataset at {host_dataset_path(ctx)}: meta/info.json is missing or unreadable.",
+                stream="stderr")
+    else:
+        io.emit(f"dataset {root}: {report.format}, {report.episodes} episodes, {report.frames} frames, "
+                f"cameras: {', '.join(c.name for c in report.cameras) or 'none'}")
     _emit_results(io, report.results)
     # Converting v2.1 and adding statistics are this stage's own work; any other problem stops it here.
     blocking = [r for r in report.problems if not _own_work(report, r)]
@@ -159,34 +174,46 @@ def _stats_action(ctx: StageContext, io: ActionIO) -> int:
 
 
 def _steps(ctx: StageContext) -> list[Step]:
+    from wizard.hints import command
+
     d = ctx.recipe.dataset
     try:
         host_path = host_dataset_path(ctx)
-    except PathNotMapped:
-        host_path = f"(host side of {d.path})"
+        inspect_text = command("dataset", "inspect", host_path)
+        stats_text = command("dataset", "stats", host_path)
+        precheck_text = f"check {host_path} is v2.1 and no {posixpath.basename(host_path)}_old lies beside it"
+        verify_text = f"check {host_path} is v3.0 on disk"
+    except PathNotMapped as exc:  # every host-side step says why it cannot run, plainly
+        inspect_text = precheck_text = verify_text = stats_text = f"cannot run: {exc}"
     return [
         Step(title="Inspect the dataset", action=_inspect_action, where=Where.HOST, timeout_s=300.0,
-             describe=f"pi05-wizard dataset inspect {host_path}"),
+             describe=inspect_text),
         Step(title="Check the converter can run safely", action=_precheck_action, where=Where.HOST, timeout_s=60.0,
-             describe=f"check {host_path} is v2.1 and no {posixpath.basename(host_path)}_old lies beside it",
-             skip_if=_already_v30),
+             describe=precheck_text, skip_if=_already_v30),
         Step(title="Convert v2.1 to v3.0 (lerobot's converter)",
              argv=converter_argv(ctx.recipe.python.executable, d.path, d.convert_module),
              env=dict(CONVERTER_ENV), cwd=ctx.recipe.container.data.container_path, timeout_s=CONVERT_TIMEOUT_S,
              where=Where.CONTAINER, skip_if=_already_v30),
         Step(title="Check the conversion", action=_verify_conversion_action, where=Where.HOST, timeout_s=60.0,
-             describe=f"check {host_path} is v3.0 on disk"),
+             describe=verify_text),
         Step(title="Compute quantile statistics", action=_stats_action, where=Where.HOST, timeout_s=STATS_TIMEOUT_S,
-             describe=f"pi05-wizard dataset stats {host_path}", skip_if=_has_quantiles),
+             describe=stats_text, skip_if=_has_quantiles),
     ]
 
 
 def dataset_done(ctx: StageContext) -> bool:
-    """True when the dataset is v3.0 on disk with every named file and q01/q99 for pi05's features."""
+    """True when the dataset is v3.0 on disk with every named file and q01/q99 for pi05's features.
+
+    Raises:
+        ProbeUnavailable: the dataset path is outside the data mount (`plan` shows the sentence).
+    """
+    from wizard.stages.common import ProbeUnavailable
+
     try:
-        return inspect_dataset(local_dataset_path(ctx)).training_ready
-    except PathNotMapped:
-        return False
+        root = local_dataset_path(ctx)
+    except PathNotMapped as exc:
+        raise ProbeUnavailable(str(exc)) from None
+    return inspect_dataset(root).training_ready
 
 
 def _verify(ctx: StageContext) -> list[CheckResult]:
