@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from docker_fixtures import UBUNTU_PATH, docker_client_or_skip
+from docker_fixtures import UBUNTU_PATH, docker_client, remove_image, test_labels  # noqa: F401 - fixture re-exported
 from docker_fixtures import busybox_image as make_busybox_image
 from wizard.simhost import build_sim_host
 
@@ -28,20 +28,11 @@ def import_busybox(client, repository: str = TEST_REPO, tag: str | None = None) 
 
 
 @pytest.fixture(scope="session")
-def docker_client():
-    """A reachable Docker engine (skips the test with the reason when there is none)."""
-    return docker_client_or_skip()
-
-
-@pytest.fixture(scope="session")
 def busybox_image(docker_client):
     """The busybox test image reference, imported once per session and removed at the end."""
     ref = import_busybox(docker_client)
     yield ref
-    try:
-        docker_client.images.remove(ref, force=True)
-    except Exception:
-        pass
+    remove_image(docker_client, ref)
 
 
 @pytest.fixture
@@ -76,7 +67,8 @@ def privileged_containers_start(client, image: str) -> tuple[bool, str]:
     """
     container = None
     try:
-        container = client.containers.create(image, ["true"], privileged=True, network_mode="none")
+        container = client.containers.create(image, ["true"], privileged=True, network_mode="none",
+                                              labels=test_labels())
         container.start()
         return True, ""
     except Exception as exc:  # APIError: keep the engine's words

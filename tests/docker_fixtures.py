@@ -4,10 +4,18 @@
 `/usr/bin/busybox` of this machine (Debian's busybox-static) and a symlink for every applet it
 lists (`busybox --list`), as `busybox --install -s` would. Generic on purpose: any test needing a
 small real container (the container host, the container stage) can add its own files.
+
+Leftovers: every image made here carries the label `pi05-wizard-test=<this session's id>`, and
+Docker copies an image's labels into the containers created from it and the images committed from
+those, so `remove_test_objects` finds everything one test session made (and nothing another
+session, running at the same time on the same engine, still uses). The session-scoped
+`docker_client` fixture calls it at session end; `docker_client_or_skip` also registers it at
+process exit, for module fixtures that do not use the fixture.
 """
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import shutil
@@ -22,6 +30,64 @@ import pytest
 UBUNTU_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BUSYBOX = "/usr/bin/busybox" if os.path.isfile("/usr/bin/busybox") else (shutil.which("busybox") or "/bin/busybox")
 
+#: The label on every image (and so every container) the tests create; its value is this session's id.
+TEST_LABEL = "pi05-wizard-test"
+SESSION_ID = uuid.uuid4().hex[:12]
+_cleanup_registered: list[bool] = []
+
+
+def test_labels() -> dict[str, str]:
+    """`{"pi05-wizard-test": SESSION_ID}`: pass as `labels=` to containers a test creates itself."""
+    return {TEST_LABEL: SESSION_ID}
+
+
+def remove_image(client, ref: str) -> None:
+    """Remove an image by id (all its tags at once, so no untagged `<none>` is left); missing is fine."""
+    try:
+        image = client.images.get(ref)
+    except Exception:  # noqa: BLE001 - already gone
+        return
+    try:
+        client.images.remove(image.id, force=True)
+    except Exception:  # noqa: BLE001 - in use by another session's container: the label sweep retries
+        pass
+
+
+def remove_test_objects(client, session: str = SESSION_ID) -> tuple[int, int]:
+    """Remove this session's containers (by label, forced) then its images (by id, newest first).
+
+    Returns:
+        (containers removed, images removed).
+    """
+    selector = {"label": f"{TEST_LABEL}={session}"}
+    containers = images = 0
+    try:
+        for c in client.containers.list(all=True, filters=selector):
+            try:
+                c.remove(force=True)
+                containers += 1
+            except Exception:  # noqa: BLE001 - already being removed
+                pass
+        found = client.images.list(all=True, filters=selector)
+        for image in sorted(found, key=lambda i: i.attrs.get("Created", ""), reverse=True):  # children first
+            try:
+                client.images.remove(image.id, force=True)
+                images += 1
+            except Exception:  # noqa: BLE001 - removed with its child already
+                pass
+    except Exception:  # noqa: BLE001 - the engine went away: nothing left to clean
+        pass
+    return containers, images
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    """A reachable Docker engine (skips the test with the reason when there is none); at session end,
+    removes every container and image this session labelled."""
+    client = docker_client_or_skip()
+    yield client
+    remove_test_objects(client)
+
 
 def docker_client_or_skip():
     """A Docker SDK client that answered a ping, or `pytest.skip` naming why not."""
@@ -30,9 +96,12 @@ def docker_client_or_skip():
 
         client = docker.from_env(timeout=60)
         client.ping()
-        return client
     except Exception as exc:  # noqa: BLE001 - any failure to reach the engine: skip with its words
         pytest.skip(f"no reachable Docker engine (docker.from_env().ping() failed: {exc})")
+    if not _cleanup_registered:
+        _cleanup_registered.append(True)
+        atexit.register(remove_test_objects, client)
+    return client
 
 
 def _applets() -> list[str]:
@@ -91,7 +160,8 @@ def busybox_image(client, tag: str, extra_files: Mapping[str, bytes | str] | Non
             tar.addfile(info, io.BytesIO(data))
     repo, _, version = tag.rpartition(":") if ":" in tag.split("/")[-1] else (tag, "", "latest")
     client.api.import_image_from_data(buf.getvalue(), repository=repo, tag=version,
-                                      changes=['CMD ["/bin/sh"]', f"ENV PATH={env_path}"])
+                                      changes=['CMD ["/bin/sh"]', f"ENV PATH={env_path}",
+                                               f"LABEL {TEST_LABEL}={SESSION_ID}"])
     return tag
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from docker_fixtures import busybox_image, docker_client_or_skip, unique_name
+from docker_fixtures import busybox_image, docker_client_or_skip, remove_image, test_labels, unique_name
 from wizard.events import Line, Sink
 from wizard.hosts.container import ContainerHost, ContainerUnavailable
 from wizard.locations import Locations
@@ -31,12 +31,16 @@ def running():
         "/data/blob.bin": bytes(range(256)) * 8,
     })
     name = unique_name()
-    ct = client.containers.run(tag, ["sleep", "600"], detach=True, name=name, network_mode="none")
     try:
+        ct = client.containers.run(tag, ["sleep", "600"], detach=True, name=name, network_mode="none",
+                                   labels=test_labels())
         yield client, name
     finally:
-        ct.remove(force=True)
-        client.images.remove(tag, force=True)
+        try:
+            client.containers.get(name).remove(force=True)
+        except Exception:  # noqa: BLE001 - never created (a failed start)
+            pass
+        remove_image(client, tag)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from container_fixtures import (sim_host, busybox_image, can_privileged, container_name,  # noqa: F401
+from container_fixtures import (sim_host, busybox_image, can_privileged, container_name, remove_image,  # noqa: F401
                                 docker_client)
 from wizard.cli import EXIT_USAGE, UsageError, add_global_options
 from wizard.cli import image_cmd
@@ -66,10 +66,7 @@ def setup(tmp_path, docker_client, busybox_image, container_name, can_privileged
     argv = ["--root", str(root), "--recipe", str(override), "--state-dir", str(state)]
     tag = f"8.3.rc1-910b-ubuntu22.04-py3.10-{dt.date.today():%Y%m%d}"
     yield argv, f"{repo}:{tag}", spec
-    try:
-        docker_client.images.remove(f"{repo}:{tag}", force=True)
-    except Exception:
-        pass
+    remove_image(docker_client, f"{repo}:{tag}")
 
 
 def test_save_then_load_round_trip(setup, tmp_path, docker_client, container_name, capsys):  # noqa: F811
@@ -93,7 +90,7 @@ def test_save_then_load_round_trip(setup, tmp_path, docker_client, container_nam
 
     # Gone from the engine, then back from the archive, running with the same flags.
     docker_client.containers.get(container_name).remove(force=True)
-    docker_client.images.remove(ref, force=True)
+    remove_image(docker_client, ref)
     assert main([*argv, "image", "load", str(archive)]) == 0
     out = capsys.readouterr().out
     assert f"Loaded image: {ref}" in out and "--shm-size 500g" in out
