@@ -116,3 +116,11 @@ def test_failed_preflight_on_busy_npus_shows_in_status(tmp_path):
     table = _cli(tmp_path, "--state-dir", str(state), "status").stdout
     row = next(ln for ln in table.splitlines() if ln.startswith("preflight "))
     assert row.split()[:2] == ["preflight", "failed"] and " 1  " in row and row.endswith("npu-device-busy")
+
+
+def test_plan_commands_carry_the_global_options(tmp_path):
+    root = tmp_path / "sim 'host'"
+    root.mkdir()
+    out = _cli(tmp_path, "--root", str(root), "plan", "preflight").stdout
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("$ "))
+    assert shlex.split(line.strip()[2:].split("   (")[0]) == ["pi05-wizard", "--root", str(root), "check"]

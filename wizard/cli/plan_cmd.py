@@ -123,8 +123,10 @@ def render_text(plan: list[dict[str, Any]]) -> str:
 
 def handle(args: argparse.Namespace) -> int:
     """Print the plan; exit 0, or 2 for an unknown stage or a bad recipe."""
+    from wizard import hints
     from wizard.session import Session
 
+    hints.remember(args)
     session = Session.from_args(args)
     plan = build_plan(session.context(), list(args.stages))
     if args.json:

@@ -28,8 +28,10 @@ def run_preflight(ctx: StageContext, io: ActionIO) -> int:
 
 
 def _steps(ctx: StageContext) -> list[Step]:
+    from wizard.hints import command
+
     return [Step(title="Check the host (NPUs, driver, Docker, disk, network)", action=run_preflight,
-                 describe="pi05-wizard check   (all preflight checks at once; fails on any fail)",
+                 describe=f"{command('check')}   (all preflight checks at once; fails on any fail)",
                  timeout_s=300.0)]
 
 
