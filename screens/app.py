@@ -76,7 +76,7 @@ class Pi05WizardApp(App[int]):
         self._stage_ctx_error: str | None = None
         if self.demo:
             self.title = "pi05-wizard  DEMO"
-            self.sub_title = "simulated 910B host"
+            self.sub_title = "simulated 910B host, real Docker"
 
     # -- the engine, as the screens see it ------------------------------------------------------
 
@@ -107,7 +107,7 @@ class Pi05WizardApp(App[int]):
     def on_mount(self) -> None:
         self.push_screen(HomeScreen())
         if self.show_welcome:
-            self.push_screen(WelcomeScreen(self.session.locations), self._welcome_closed)
+            self.push_screen(WelcomeScreen(self.session.locations, demo=self.demo), self._welcome_closed)
 
     def _welcome_closed(self, _: object = None) -> None:
         marker = self.session.locations.welcome_seen

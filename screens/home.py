@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from screens.run_gate import blocking_titles
 from screens.widgets.stage_list import StageList
 from screens.widgets.status import STATUS_LOOK, STATUS_STYLE, status_value
 
@@ -61,12 +62,12 @@ class HomeScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "open", "Run", priority=True),
         Binding("n", "next", "Next"),
-        Binding("r", "rerun", "Re-run"),
+        Binding("r", "rerun", "Re-run", show=False),  # secondary keys stay in the palette and `?` help
         Binding("l", "last_log", "Log"),
         Binding("p", "plan", "Plan"),
-        Binding("d", "details", "Details"),
+        Binding("d", "details", "Details", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit", "Quit"),
+        Binding("q", "app.quit", "Quit"),  # a Screen has no quit action: the app's
     ]
     #: Long names for the command palette (the Footer shows the short ones above).
     PALETTE_NAMES = {"next": "Next pending", "last_log": "Last log", "details": "Details full screen"}
@@ -156,6 +157,11 @@ class HomeScreen(Screen[None]):
         elif getattr(rec, "exit_code", None) not in (None, 0):
             head.append(f"  exit code {rec.exit_code}", style="dim")
         yield head
+        blocking = blocking_titles(self.app, stage)
+        if blocking:
+            names = " and ".join(t for t, _ in blocking)
+            yield Text(f"Not ready: {names} must succeed first (Enter asks before running it anyway).",
+                       style="yellow")
         failed = getattr(rec, "failed_step", None)
         if failed is not None:
             yield Text(f"Stopped at step {failed.index + 1}: {failed.title}")
@@ -227,6 +233,23 @@ class HomeScreen(Screen[None]):
         return True
 
     def _run(self, stage: Any, force: bool) -> None:
+        """Open `stage`'s screen; first ask when its earlier stages have not succeeded, or in the demo."""
+        from screens.run_gate import run_question
+
+        asked = run_question(self.app, stage)
+        if asked is None:
+            self._open(stage, force)
+            return
+        from screens.dialogs.confirm import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._open(stage, force)
+
+        question, yes = asked
+        self.app.push_screen(ConfirmDialog(question, yes=yes, no="Not now"), answered)
+
+    def _open(self, stage: Any, force: bool) -> None:
         if stage.id == "preflight":
             from screens.preflight import PreflightScreen
 

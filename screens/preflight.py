@@ -35,6 +35,7 @@ class PreflightScreen(Screen[None]):
 
     BINDINGS = [
         Binding("r", "rerun", "Re-run checks"),
+        Binding("d", "details", "Details"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape,q", "back", "Back"),
     ]
@@ -213,9 +214,10 @@ class PreflightScreen(Screen[None]):
             if remedy.fix:
                 yield Text(f"  (or run: pi05-wizard fix {rid})", style="dim")
         if res.details:
+            from screens.widgets.details_view import details_view
+
             yield Text("\nFound", style="bold underline")
-            for key, val in res.details.items():
-                yield Text(f"{key}: {_short(val)}", style="dim", no_wrap=True, overflow="ellipsis")
+            yield details_view(res.details)
 
     # -- actions --------------------------------------------------------------------------------
 
@@ -225,17 +227,23 @@ class PreflightScreen(Screen[None]):
         return True
 
     def action_back(self) -> None:
+        if self.maximized is not None:  # Esc first leaves the full-screen details
+            self.minimize()
+            return
         self.dismiss(None)
+
+    def action_details(self) -> None:
+        """Show the selected check's details full screen, or return from them."""
+        details = self.query_one("#check-details")
+        if self.maximized is details:
+            self.minimize()
+        else:
+            self.maximize(details, container=False)
 
     def action_help(self) -> None:
         from screens.dialogs.help import HelpDialog
 
         self.app.push_screen(HelpDialog())
-
-
-def _short(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _catalogue() -> Any | None:

@@ -18,9 +18,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from screens.widgets.stage_log import LineBuffer, StageLog, render_line
+from screens.widgets.failure import failure_lines
+from screens.widgets.stage_log import LineBuffer, StageLog
 from screens.widgets.status import STATUS_LOOK, STATUS_STYLE, format_duration, status_value
 from screens.widgets.step_list import StepList
 from screens.widgets.train_panel import TrainingPanel, pick_reference
@@ -91,7 +93,7 @@ class StageScreen(Screen[None]):
         Binding("r", "rerun", "Re-run"),
         Binding("f", "fix", "Fix"),
         Binding("l", "full_log", "Full log"),
-        Binding("p", "plan", "Plan"),
+        Binding("p", "plan", "Plan", show=False),  # in the palette; the Footer keeps to 80 columns
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape,q", "back", "Back"),
     ]
@@ -123,9 +125,9 @@ class StageScreen(Screen[None]):
         yield Header()
         yield Static(id="stage-head")
         yield StepList(self.app.clock, id="steps")
-        failure = Static(id="failure")
-        failure.border_title = "What went wrong"
-        yield failure
+        with VerticalScroll(id="failure") as failure:
+            failure.border_title = "What went wrong"
+            yield Static(id="failure-body")
         if self.has_metrics:
             train = getattr(getattr(self.app.session, "recipe", None), "train", None)
             yield TrainingPanel(pick_reference(getattr(train, "reference", None)), id="train-panel")
@@ -269,38 +271,19 @@ class StageScreen(Screen[None]):
         return out
 
     def _paint_failure(self) -> None:
+        """What to do first: the failed step, then the matched known problem with its key (`f`), then why.
+
+        The output itself is in the log below (and the log file), so only its one telling line is
+        repeated here: the line a remedy matched, else the last line the stage printed.
+        """
         if not self.is_mounted or self.status != "failed":
             return
-        parts: list[Any] = []
-        rec = self.record
-        if self._error:
-            parts.append(Text(f"The stage could not run: {self._error}", style="bold red"))
-        elif rec is not None:
-            failed = getattr(rec, "failed_step", None)
-            if failed is not None:
-                parts.append(Text(f"Step {failed.index + 1} failed: {failed.title}", style="bold red"))
-            if getattr(rec, "reason", None):
-                parts.append(Text(rec.reason))
-        todo = Text("What to do: ", style="bold")
-        if self.fixable():
-            todo.append("press f to apply the known fix below, then r to re-run this stage.")
-        else:
-            todo.append("read the last lines below and the full log (l), fix the cause, then press r to "
-                        "re-run this stage.")
-        parts.append(todo)
-        tail = [ln for ln in self.buffer.tail if ln.stream != "wizard"][-6:]
-        if tail:
-            parts.append(Text("Last lines:", style="dim"))
-            parts += [Text(f"  {render_line(ln)}", no_wrap=True, overflow="ellipsis") for ln in tail]
-        if self.catalogue is not None:
-            for m in self.matches:
-                remedy = self.catalogue.get(m.id)
-                if remedy is None:
-                    continue
-                label = "Harmless, known" if m.severity == "info" else "Known problem"
-                parts.append(Text.assemble((f"{label}: {remedy.title}. ", "bold yellow"), remedy.explanation))
-                parts.append(Text(f"  What to do: {remedy.instructions}"))
-        self.query_one("#failure", Static).update(Group(*parts))
+        self.query_one("#failure-body", Static).update(Group(*failure_lines(
+            self.record, self._error, self.matches, self.catalogue, bool(self.fixable()), self.buffer.tail)))
+        box = self.query_one("#failure")
+        box.border_subtitle = "f fix · r re-run · l log" if self.fixable() else "r re-run · l log"
+        box.scroll_home(animate=False)
+        box.focus()  # the arrow keys and PgUp/PgDn scroll what to do first
 
     # -- actions --------------------------------------------------------------------------------
 

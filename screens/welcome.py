@@ -20,9 +20,10 @@ class WelcomeScreen(ModalScreen[None]):
     BINDINGS = [Binding("enter,escape,space", "go", "Start", show=False)]
     AUTO_FOCUS = None  # focusing the button would scroll the text away on a small terminal
 
-    def __init__(self, locations: Any) -> None:
+    def __init__(self, locations: Any, demo: bool = False) -> None:
         super().__init__()
         self.locations = locations
+        self.demo = demo
 
     def compose(self) -> ComposeResult:
         where = Table.grid(padding=(0, 2))
@@ -31,23 +32,29 @@ class WelcomeScreen(ModalScreen[None]):
         where.add_row("State", str(self.locations.state_dir))
         where.add_row("Logs", str(self.locations.logs_dir))
         where.add_row("Your recipe", str(self.locations.user_recipe))
-        body = Group(
-            Text("Welcome to pi05-wizard\n", style="bold"),
+        parts: list[Any] = [
+            Text("Welcome to pi05-wizard", style="bold"),
             Text(
-                "This wizard takes this Ascend 910B host to a running Pi-0.5 training job, one "
-                "stage at a time: checks, container, CANN, PyTorch, model code, dataset, weights, "
-                "training, and a reusable image.\n"
+                "This wizard takes this Ascend 910B host to a running Pi-0.5 training job, one stage "
+                "at a time, from host checks to a reusable image. Results are saved: stop at any "
+                "time and pick up where you left off.\n"
             ),
-            Text("Results are saved: stop at any time and pick up where you left off.\n"),
+        ]
+        if self.demo:
+            from screens.run_gate import demo_note
+
+            parts.append(Text.assemble(("This is the demo. ", "bold yellow"), demo_note(), "\n"))
+        parts += [
             where,
             Text.from_markup(
-                "\nNothing runs until you ask. Press [b]p[/b] on any stage to preview every command "
-                "it would run, [b]?[/b] for help, [b]Enter[/b] to run the selected stage.\n"
+                "\nNothing runs until you ask: [b]Enter[/b] runs the selected stage, [b]p[/b] previews "
+                "every command it would run, [b]?[/b] shows help."
             ),
-        )
-        with VerticalScroll(classes="dialog wide", id="welcome"):
-            yield Static(body, classes="dialog-text")
-            yield Button("Start (Enter)", variant="primary", id="start")
+        ]
+        with VerticalScroll(classes="dialog wide", id="welcome") as box:
+            box.border_title = "pi05-wizard demo" if self.demo else "pi05-wizard"
+            yield Static(Group(*parts), classes="dialog-text")
+            yield Button("Start (Enter)", variant="primary", id="start", compact=True)
 
     def on_button_pressed(self, _: Button.Pressed) -> None:
         self.dismiss(None)

@@ -132,7 +132,9 @@ def test_first_run_welcome_then_never_again(tmp_path):
             shown = type(app.screen).__name__ == "WelcomeScreen"
             if shown:
                 text = screen_text(app)
-                assert str(session.locations.state_dir) in text and "Press p" in text
+                assert str(session.locations.state_dir) in text and "p previews every command" in text
+                assert "This is the demo" not in text
+                assert app.screen.query_one("#welcome").max_scroll_y == 0, "the welcome fits 80x24 unscrolled"
                 await pilot.press("enter")
                 await pilot.pause()
             assert isinstance(app.screen, HomeScreen)

@@ -6,7 +6,8 @@ import asyncio
 
 from screens.app import make_app
 from screens.stage import StageScreen
-from tui_fixtures import failing_stage, quick_stage, screen_text, simple_session, slow_stage, start_stage, wait_for
+from tui_fixtures import (failing_stage, hub_failure_stage, quick_stage, screen_text, simple_session, slow_stage,
+                          start_stage, wait_for)
 
 SIZE = (120, 40)
 
@@ -54,8 +55,9 @@ async def _test_failing_stage_shows_failure_view_and_r_reruns(tmp_path):
         assert screen.query_one("#failure").display
         text = screen_text(app)
         assert "Step 2 failed: Do the thing" in text
-        assert "ERROR: something broke" in text  # the last lines
+        assert "Last output: ! ERROR: something broke" in text  # one line, the rest is in the log below
         assert "press r to re-run" in text
+        assert app.focused is screen.query_one("#failure"), "the failure box takes the focus (arrows scroll it)"
         assert [row.state for row in screen.step_list.rows] == ["ok", "failed"]
         assert "exit code 3" in screen.step_list.rows[1].note
         # No remedy matched: `f` is absent, `r` and `l` are offered.
@@ -111,15 +113,7 @@ async def _test_escape_while_running_stays(tmp_path):
 
 def test_matched_remedy_is_explained_and_f_offered(tmp_path):
     """The field report's push_to_hub failure (RECIPE.md, stage 8) matches the catalogue's remedy."""
-    import sys
-
-    from wizard.stages.base import Stage, Step, Where
-
-    line = ("huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
-            "'namespace/repo_name': '/data/koch_test'")
-    code = f"import sys; print('computing quantiles'); print({line!r}, file=sys.stderr); sys.exit(1)"
-    stage = Stage(id="dataset", title="Quantiles", description="Fails like the report.", where=Where.HOST,
-                  steps=lambda ctx: [Step("Quantile stats", argv=[sys.executable, "-c", code])])
+    stage = hub_failure_stage()
     session = simple_session(tmp_path)
 
     async def go():
@@ -131,7 +125,7 @@ def test_matched_remedy_is_explained_and_f_offered(tmp_path):
             assert [m.id for m in screen.matches] == ["hub-push-local-path"]
             assert screen.check_action("fix", ()) is True
             text = screen_text(app)
-            assert "Known problem: " in text and "press f to apply the known fix" in text
+            assert "Known problem: " in text and "Press f to apply its fix" in text
             await pilot.press("f")
             await pilot.pause()
             assert type(app.screen).__name__ == "RemedyDialog"
@@ -139,5 +133,30 @@ def test_matched_remedy_is_explained_and_f_offered(tmp_path):
             await pilot.pause()
             assert app.screen is screen
         assert session.store.last("dataset").status.value == "failed"
+
+    asyncio.run(go())
+
+
+def test_failure_view_puts_the_fix_key_on_screen_at_80x24(tmp_path):
+    """At 80x24 the failed step, the known problem and "Press f" are on screen without scrolling."""
+    from tui_fixtures import visible_lines
+
+    async def go():
+        app = make_app(simple_session(tmp_path), [hub_failure_stage()], welcome=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await start_stage(pilot, app)
+            await wait_for(pilot, lambda: _status(app) == "failed", what="failure")
+            await pilot.pause(0.2)
+            shown = "\n".join(visible_lines(app))
+            for words in ("Step 2 failed: Quantile stats", "Known problem:", "Press f to apply its fix"):
+                assert words in shown, (words, shown)
+            assert "Last lines" not in shown  # the log below holds the output; it is not repeated
+            box = app.screen.query_one("#failure")
+            assert app.focused is box and box.max_scroll_y > 0  # the rest scrolls with the arrows
+            await pilot.press("down")
+            await pilot.pause()
+            assert box.scroll_y > 0
+            footer = visible_lines(app)[-1]
+            assert "f Fix" in footer and "esc Back" in footer
 
     asyncio.run(go())

@@ -178,3 +178,26 @@ def recipe_session(base: Path) -> Any:
     session = simple_session(base)
     session.recipe = load_recipe(session.locations)
     return session
+
+
+def visible_lines(app: Any) -> list[str]:
+    """The screen exactly as the terminal shows it, one string per row (what is scrolled away is absent)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def dependent_stage(stage_id: str, title: str, needs: tuple[str, ...]) -> Stage:
+    """`quick_stage` that declares `depends_on=needs` (for the readiness gate)."""
+    base = quick_stage(stage_id, title, lines=2)
+    return Stage(id=base.id, title=base.title, description=base.description, where=base.where, steps=base.steps,
+                 depends_on=needs)
+
+
+def hub_failure_stage() -> Stage:
+    """A stage failing like the field report's push_to_hub step (RECIPE.md, stage 8): the catalogue matches it."""
+    line = ("huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
+            "'namespace/repo_name': '/data/koch_test'")
+    code = (f"import sys\nfor i in range(40): print('computing quantiles for episode', i)\n"
+            f"print({line!r}, file=sys.stderr); sys.exit(1)")
+    return Stage(id="dataset", title="Quantiles", description="Fails like the report.", where=Where.HOST,
+                 steps=lambda ctx: [Step("Check the dataset", argv=py("print('ok')")),
+                                    Step("Quantile stats", argv=py(code))])

@@ -29,6 +29,7 @@ def run_preflight(world: Any, on_result: Callable[["CheckResult"], None] | None 
         on_result: called with each `CheckResult` as it finishes, from the checks' worker threads.
         only: check ids to run (default: every check, in `checks.registry.CHECKS` order).
         offline: skip the network probes (the `network` check reports `skip`).
+            Whether the host is a container view is detected on it (`detect_inside_container`).
 
     Returns:
         One result per selected check, in the registry's fixed order.
@@ -37,9 +38,13 @@ def run_preflight(world: Any, on_result: Callable[["CheckResult"], None] | None 
         ValueError: an unknown id in `only`.
     """
     from checks import registry
+    from checks.context import detect_inside_container
     from wizard.session import check_context_for
 
-    ctx = check_context_for(world.recipe, world.host, offline=offline, inside_container=False)
+    # Decided as `pi05-wizard check` decides it, so the TUI, the stage and the CLI agree (a host
+    # with `/.dockerenv` and no Docker socket is a container view: `shm` applies there).
+    ctx = check_context_for(world.recipe, world.host, offline=offline,
+                            inside_container=detect_inside_container(world.host))
     return registry.run_checks(ctx, only=only, on_result=on_result)
 
 

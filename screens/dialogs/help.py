@@ -18,7 +18,9 @@ KEYS: list[tuple[str, str]] = [
     ("f", "on a failed stage: apply the fix that matched its output, if any"),
     ("Ctrl+P", "command palette: every action by name"),
     ("?", "this help"),
-    ("q / Esc", "quit (home) or go back (other screens)"),
+    ("d", "show the selected stage's details full screen (d again returns)"),
+    ("q", "quit (home screen); on the other screens, go back"),
+    ("Esc", "go back, or close a dialog"),
 ]
 
 
