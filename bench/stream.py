@@ -2,7 +2,8 @@
 
 Run: `python bench/stream.py [--lines N] [--repeat R]`. A child Python process writes N lines
 (default 1,000,000) to stdout as fast as it can, either printing line by line or writing
-pre-built ~90 KB blocks (one ERROR line per 1,000 in the blocks); the same child is read:
+pre-built ~90 KB blocks (an ERROR line the matcher must find: one per 100,000 lines when
+printing, one per 1,000 in the blocks); the same child is read:
 
 - bare: what any line consumer must do and nothing more: `os.read` 64 KiB chunks from the
   pipe, keep the unfinished last line for the next chunk, decode UTF-8, split into `str`
