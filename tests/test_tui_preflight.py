@@ -91,3 +91,40 @@ async def _broken():
             await wait_for(pilot, lambda: screen.run_count == 2, what="second run")
             await wait_for(pilot, lambda: not screen.running, what="re-run", timeout=30)
             assert screen.results["driver"].status.mark == "✗"
+
+
+def test_tiny_shm_container_view_marks_shm_as_the_cli_check_does(tmp_path, capsys):
+    """The `tiny-shm` variant is a container view (`/.dockerenv`): the TUI, like `pi05-wizard check`, fails `shm`."""
+    import json
+
+    import pytest
+
+    from wizard.cli import main
+    from wizard.simhost import SimHostError, teardown_sim_host
+
+    try:
+        session = sim_session(tmp_path, "tiny-shm")
+    except SimHostError as exc:
+        pytest.skip(f"cannot mount the simulated 64 MiB /dev/shm here: {exc}")
+    try:
+        assert main(["check", "--json", "--offline", "--only", "shm", "--root", session.root,
+                     "--state-dir", str(tmp_path / "cli-state")]) == 1
+        cli = {r["id"]: r["status"] for r in json.loads(capsys.readouterr().out)["results"]}
+        assert cli == {"shm": "fail"}
+
+        async def go():
+            app = _app(session)
+            async with app.run_test(size=(80, 24)) as pilot:
+                screen = await _open_preflight(app, pilot)
+                marks = {row.check_id: row.mark for row in screen.rows}
+                assert screen.results["shm"].status.value == cli["shm"] and marks["shm"] == "✗"
+                ids = [row.check_id for row in screen.rows]
+                await pilot.press(*["down"] * ids.index("shm"))
+                await pilot.pause()
+                flat = " ".join(screen_text(app).split())
+                assert "This blocks the next stage: Container" in flat
+                assert "Found" in flat and "{'" not in flat  # details as rows, never a Python dict
+
+        asyncio.run(go())
+    finally:
+        teardown_sim_host(tmp_path / "host")

@@ -49,8 +49,8 @@ def test_home_snapshot(tmp_path, snap_compare):
     list, "Next: Install the toolkit (press n)". On the right, taking the rest of the width, the
     details of the failed stage: first "Install the toolkit   ✗ failed  exit code 3" and "Stopped at
     step 2: Run the installer", then its description, "Needs: Container ✓", and its two steps, each
-    numbered title with its `sh -c` command below it. The footer shows Run, Next, Re-run, Log, Plan,
-    Details, Help, Quit.
+    numbered title with its `sh -c` command below it. The footer shows Run, Next, Log, Plan, Help,
+    Quit (Re-run and Details are in the palette and the help).
     """
     session = simple_session(tmp_path)
     save_record(session.store, "preflight", StageStatus.SUCCEEDED, exit_code=0)
@@ -65,8 +65,8 @@ def test_preflight_broken_host_snapshot(tmp_path, snap_compare):
     """You should see the preflight screen for a simulated host whose NPU driver is not mounted:
     a summary line "14 ok  1 failed ..." with "✗ 1 check must be fixed first. Container cannot
     start until it passes."; the list of 15 checks with ✓ marks, a – for shared memory, and one ✗
-    on "NPU driver", which is selected; the details pane on the right says why it failed, that it
-    blocks the next stage (Container), and the fix from the remedy catalogue.
+    on "NPU driver", which is selected; the details pane on the right says why it failed and that it
+    blocks the next stage (Container). The footer shows Re-run checks, Details, Help, Back.
     """
     from wizard.simhost import SIM_CHECK_IDS
     from wizard.stages.registry import all_stages
@@ -89,15 +89,18 @@ def test_preflight_broken_host_snapshot(tmp_path, snap_compare):
 def test_failed_stage_snapshot(tmp_path, snap_compare, monkeypatch):
     """You should see the run screen of "Install the toolkit" after it failed: the header line
     "✗ failed in 0.0s"; the step list with "✓ 1. Download the runfile" and "✗ 2. Run the installer
-    exit code 3"; a red-bordered "What went wrong" box saying "Step 2 failed: Run the installer",
-    the runner's reason, the last lines of output (ending with "! ERROR: install failed, see the
-    log") and what to do (read the log with l, fix, press r); below it, the live output log. The
-    footer offers Re-run, Full log, Plan, Help and Back (no Cancel, no Fix: nothing matched).
+    exit code 3"; a red-bordered "What went wrong" box (focused, "r re-run · l log" on its bottom
+    border) saying "✗ Step 2 failed: Run the installer (exit code 3)", what to do (read the output,
+    l for the whole log, fix, press r) and one dim line "Last output: ! ERROR: install failed, see
+    the log"; below it, the live output log. The footer offers Re-run, Full log, Help and Back (no
+    Cancel, no Fix: nothing matched). Its dependencies succeeded, so no "Run anyway?" dialog.
     """
     import wizard.runner
 
     monkeypatch.setattr(wizard.runner, "_fmt_s", lambda seconds: "0.0 s")
     session = simple_session(tmp_path)
+    save_record(session.store, "preflight", StageStatus.SUCCEEDED, exit_code=0)
+    save_record(session.store, "container", StageStatus.SUCCEEDED, exit_code=0)
     app = make_app(session, _stages(), clock=frozen_clock, welcome=False)
 
     async def run_before(pilot) -> None:
@@ -116,7 +119,8 @@ def test_training_panel_snapshot(tmp_path, snap_compare, monkeypatch):
     155.1 on Atlas 800T (910B)   batch 128, 16 ranks"; on the right a small loss sparkline of the
     four records (low for the first two, high for the last two), and "loss over the last 4 records" on
     the panel's bottom border. No problems line (the first record's slow data wait is warm-up). The
-    output shows the prelude lines and case 27's four lerobot records.
+    output shows the prelude lines and case 27's four lerobot records. The footer: Re-run, Full log,
+    Help, Back.
     """
     import wizard.runner
 

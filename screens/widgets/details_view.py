@@ -21,7 +21,7 @@ UNITS: dict[str, str] = {
     "w": "W", "c": "°C", "pct": "%", "percent": "%", "s": "s", "ms": "ms", "mhz": "MHz",
 }
 MAX_DEPTH = 3
-"""Nesting shown as rows; deeper values are written on one line."""
+"""Nesting shown as rows; deeper values are written on one line, itself nested at most this deep."""
 MAX_ITEMS = 40
 """List items and dict keys shown per level; the rest are counted."""
 MAX_CHARS = 400
@@ -92,11 +92,11 @@ def _value(value: Any, unit: str | None, depth: int) -> RenderableType:
         return details_view(value, depth + 1)
     if isinstance(value, (list, tuple)) and value and depth < MAX_DEPTH \
             and any(isinstance(v, Mapping) for v in value):
-        items = [Text(f"• {_inline(v, unit, depth + 1)}") for v in value[:MAX_ITEMS]]
+        items = [Text(f"• {_inline(v, unit)}") for v in value[:MAX_ITEMS]]
         if len(value) > MAX_ITEMS:
             items.append(Text(f"… {len(value) - MAX_ITEMS} more", style="dim"))
         return Group(*items)
-    return Text(_inline(value, unit, depth))
+    return Text(_inline(value, unit))  # deeper than the rows go: the rest on one line
 
 
 def details_view(details: Mapping[Any, Any], depth: int = 0) -> Table:
