@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from docker_fixtures import UBUNTU_PATH, docker_client, remove_image, test_labels  # noqa: F401 - fixture re-exported
+from docker_fixtures import UBUNTU_PATH, docker_client, remove_image, labels_for_test  # noqa: F401 - fixture re-exported
 from docker_fixtures import busybox_image as make_busybox_image
 from wizard.simhost import build_sim_host
 
@@ -68,7 +68,7 @@ def privileged_containers_start(client, image: str) -> tuple[bool, str]:
     container = None
     try:
         container = client.containers.create(image, ["true"], privileged=True, network_mode="none",
-                                              labels=test_labels())
+                                              labels=labels_for_test())
         container.start()
         return True, ""
     except Exception as exc:  # APIError: keep the engine's words

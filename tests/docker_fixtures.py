@@ -36,7 +36,7 @@ SESSION_ID = uuid.uuid4().hex[:12]
 _cleanup_registered: list[bool] = []
 
 
-def test_labels() -> dict[str, str]:
+def labels_for_test() -> dict[str, str]:
     """`{"pi05-wizard-test": SESSION_ID}`: pass as `labels=` to containers a test creates itself."""
     return {TEST_LABEL: SESSION_ID}
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from docker_fixtures import busybox_image, docker_client_or_skip, remove_image, test_labels, unique_name
+from docker_fixtures import busybox_image, docker_client_or_skip, remove_image, labels_for_test, unique_name
 from wizard.events import Line, Sink
 from wizard.hosts.container import ContainerHost, ContainerUnavailable
 from wizard.locations import Locations
@@ -33,7 +33,7 @@ def running():
     name = unique_name()
     try:
         ct = client.containers.run(tag, ["sleep", "600"], detach=True, name=name, network_mode="none",
-                                   labels=test_labels())
+                                   labels=labels_for_test())
         yield client, name
     finally:
         try:

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from container_fixtures import busybox_image, docker_client, recipe_for_test  # noqa: F401 - fixtures
-from docker_fixtures import unique_name
+from docker_fixtures import labels_for_test, unique_name
 from wizard import hints
 from wizard.cli.plan_cmd import build_plan, render_text
 from wizard.hosts.container import ContainerHost, ContainerUnavailable, container_problem
@@ -71,7 +71,7 @@ def test_stopped_container_says_start_it(tmp_path, docker_client, busybox_image)
     hints.forget()
     name = unique_name("pi05-test-stopped")
     container = docker_client.containers.create(busybox_image, ["sleep", "30"], name=name,
-                                                labels={"pi05-wizard-test": "1"})
+                                                labels=labels_for_test())
     try:
         want = (f"The container '{name}' is stopped (created): run the container stage to start it "
                 "(pi05-wizard run container).")
