@@ -294,11 +294,9 @@ class HomeScreen(Screen[None]):
 
     def action_details(self) -> None:
         """Show the details pane full screen, or return from it."""
-        details = self.query_one("#details")
-        if self.maximized is details:
-            self.minimize()
-        else:
-            self.maximize(details, container=False)
+        from screens.full_screen import toggle_full_screen
+
+        toggle_full_screen(self, "#details")
 
     def action_help(self) -> None:
         from screens.dialogs.help import HelpDialog

@@ -234,11 +234,9 @@ class PreflightScreen(Screen[None]):
 
     def action_details(self) -> None:
         """Show the selected check's details full screen, or return from them."""
-        details = self.query_one("#check-details")
-        if self.maximized is details:
-            self.minimize()
-        else:
-            self.maximize(details, container=False)
+        from screens.full_screen import toggle_full_screen
+
+        toggle_full_screen(self, "#check-details")
 
     def action_help(self) -> None:
         from screens.dialogs.help import HelpDialog

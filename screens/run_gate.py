@@ -12,7 +12,7 @@ from typing import Any
 
 from screens.widgets.status import status_value
 
-#: How a dependency's last status reads in "Container needs Host preflight first: Host preflight failed."
+#: How a dependency's last status reads in "Container needs Host preflight first, and it failed."
 _LAST_RUN = {
     None: "never ran", "pending": "never ran", "failed": "failed", "cancelled": "was cancelled",
     "interrupted": "was interrupted", "running": "is still marked running",
@@ -60,9 +60,11 @@ def run_question(app: Any, stage: Any) -> tuple[str, str] | None:
     blocking = blocking_titles(app, stage)
     if blocking:
         names = " and ".join(t for t, _ in blocking)
-        why = "; ".join(f"{t} {how}" for t, how in blocking)
         verb = "have" if len(blocking) > 1 else "has"
-        parts.append(f"{stage.title} needs {names} first: {why}.")
+        if len(blocking) == 1:
+            parts.append(f"{stage.title} needs {names} first, and it {blocking[0][1]}.")
+        else:
+            parts.append(f"{stage.title} needs {names} first: " + "; ".join(f"{t} {how}" for t, how in blocking) + ".")
         question, yes = f"Run {stage.title} anyway? {names} {verb} not succeeded.", "Run anyway"
     if getattr(app, "demo", False) and stage.id not in _SIMULATED:
         parts.append(demo_note())

@@ -39,7 +39,7 @@ def test_blocked_stage_is_refused_then_run_anyway_on_yes(tmp_path):
             await pilot.pause()
             assert isinstance(app.screen, ConfirmDialog)
             text = screen_text(app)
-            assert "Second needs First first: First failed." in text
+            assert "Second needs First first, and it failed." in text
             assert "Run Second anyway? First has not succeeded." in text
             await pilot.press("n")  # refused: nothing ran
             await pilot.pause()
@@ -115,5 +115,24 @@ def test_demo_welcome_says_what_is_real_and_fits_80x24(tmp_path):
             assert "This is the demo." in flat and " ".join(demo_note().split()) in flat
             assert "Nothing on this machine" not in flat
             assert app.screen.query_one("#welcome").max_scroll_y == 0
+
+    asyncio.run(go())
+
+
+def test_two_blocking_stages_are_both_named(tmp_path):
+    session = simple_session(tmp_path)
+    save_record(session.store, "a", StageStatus.CANCELLED)
+    stages = [quick_stage("a", "First"), quick_stage("b", "Second"), dependent_stage("c", "Third", ("a", "b"))]
+
+    async def go():
+        app = make_app(session, stages, welcome=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.screen.query_one("#stage-list").select_stage("c")
+            await pilot.press("enter")
+            await pilot.pause()
+            flat = " ".join(screen_text(app).split())
+            assert "Third needs First and Second first: First was cancelled; Second never ran." in flat
+            assert "Run Third anyway? First and Second have not succeeded." in flat
 
     asyncio.run(go())

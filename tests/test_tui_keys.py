@@ -83,9 +83,32 @@ def test_q_and_escape_leave_preflight(tmp_path):
                 await wait_for(pilot, lambda: isinstance(app.screen, PreflightScreen), what="preflight")
                 await wait_for(pilot, lambda: not app.screen.running, what="checks done", timeout=30)
                 assert _shown_whole(app, "escape", "Back")
+                screen = app.screen
+                await pilot.press("d")  # the details full screen; the first q/Esc only leaves that
+                await pilot.pause()
+                assert screen.maximized is screen.query_one("#check-details")
+                await pilot.press(key)
+                await pilot.pause()
+                assert app.screen is screen and screen.maximized is None
                 await pilot.press(key)
                 await pilot.pause()
                 assert isinstance(app.screen, HomeScreen), key
             assert app.is_running
+
+    asyncio.run(go())
+
+
+def test_d_shows_home_details_full_screen_and_back(tmp_path):
+    async def go():
+        app = make_app(simple_session(tmp_path), [quick_stage()], welcome=False)
+        async with app.run_test(size=NARROW) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            await pilot.press("d")
+            await pilot.pause()
+            assert screen.maximized is screen.query_one("#details")
+            await pilot.press("d")
+            await pilot.pause()
+            assert screen.maximized is None and app.is_running
 
     asyncio.run(go())

@@ -34,8 +34,9 @@ class HelpDialog(TextDialog):
         for key, text in KEYS:
             keys.add_row(key, text)
         intro = Text(
-            "The wizard takes this host through the stages of the Pi-0.5 recipe, in order. "
-            "Each stage's result is saved, so you can quit at any time and pick up where you left "
-            "off. A failed stage says which step failed and what to do, and re-runs on its own.\n"
+            "The wizard takes this host through the stages of the Pi-0.5 recipe, in order: a stage "
+            "whose earlier stages have not succeeded asks before it runs. Results are saved, so you "
+            "can quit at any time and pick up where you left off. A failed stage says which step "
+            "failed and what to do.\n"
         )
         super().__init__("Help", Group(intro, keys))
