@@ -102,6 +102,19 @@ class Pi05WizardApp(App[int]):
         """Why `stage_context()` failed, if it did."""
         return self._stage_ctx_error
 
+    def command(self, *words: str) -> str:
+        """A `pi05-wizard ...` line for the operator to type, with the session's --root/--recipe/--state-dir.
+
+        Sessions built by `Session.from_args` know their options (`Session.command`); a
+        session-shaped object without `command` (tests) gets the remembered ones (`wizard.hints`).
+        """
+        own = getattr(self.session, "command", None)
+        if callable(own):
+            return str(own(*words))
+        from wizard.hints import command
+
+        return command(*words)
+
     # -- app lifecycle --------------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -150,10 +163,12 @@ def run_app(args: argparse.Namespace, demo: bool = False) -> int:
     Raises:
         wizard.cli.UsageError: when the session cannot be built (bad recipe, bad folder).
     """
+    from wizard import hints
     from wizard.cli import UsageError
     from wizard.recipe import RecipeError
     from wizard.session import Session
 
+    hints.remember(args)  # the engine's own hints (stage steps, container messages) carry the options too
     try:
         session = Session.from_args(args)
     except RecipeError as exc:

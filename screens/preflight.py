@@ -21,6 +21,7 @@ from textual.widgets import Footer, Header, ListView, Static
 
 from screens.widgets.check_row import CheckRow
 from screens.widgets.status import CHECK_STYLE
+from wizard.hints import fill
 
 _LEVEL_MARK = {"info": ("·", "dim"), "warn": ("!", "yellow"), "error": ("✗", "red")}
 _STATUS_WORD = {"ok": "ok", "warn": "warning", "fail": "failed", "skip": "skipped", "error": "could not check"}
@@ -207,12 +208,12 @@ class PreflightScreen(Screen[None]):
             remedy = catalogue.get(rid) if catalogue is not None else None
             yield Text("")
             if remedy is None:
-                yield Text(f"Fix: see `pi05-wizard explain {rid}`", style="bold")
+                yield Text(f"Fix: see `{self.app.command('explain', rid)}`", style="bold")
                 continue
             yield Text(f"Why: {remedy.explanation}")
-            yield Text.assemble(("Fix: ", "bold green"), remedy.instructions)
+            yield Text.assemble(("Fix: ", "bold green"), fill(remedy.instructions, "fix", rid, build=self.app.command))
             if remedy.fix:
-                yield Text(f"  (or run: pi05-wizard fix {rid})", style="dim")
+                yield Text(f"  (or run: {self.app.command('fix', rid)})", style="dim")
         if res.details:
             from screens.widgets.details_view import details_view
 

@@ -279,7 +279,8 @@ class StageScreen(Screen[None]):
         if not self.is_mounted or self.status != "failed":
             return
         self.query_one("#failure-body", Static).update(Group(*failure_lines(
-            self.record, self._error, self.matches, self.catalogue, bool(self.fixable()), self.buffer.tail)))
+            self.record, self._error, self.matches, self.catalogue, bool(self.fixable()), self.buffer.tail,
+            command=self.app.command)))
         box = self.query_one("#failure")
         box.border_subtitle = "f fix · r re-run · l log" if self.fixable() else "r re-run · l log"
         box.scroll_home(animate=False)

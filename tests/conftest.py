@@ -21,3 +21,13 @@ def pytest_runtest_makereport(item, call):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"docker test skipped in CI (CI={os.environ['CI']!r}), which must not happen: {reason}"
+
+
+@pytest.fixture(autouse=True)
+def _forget_remembered_hints():
+    """`wizard.hints.remember` is per process: a CLI or TUI test run in-process must not leak its
+    --root/--state-dir into the next test's printed commands."""
+    yield
+    from wizard import hints
+
+    hints.forget()

@@ -5,15 +5,18 @@ Every "run this" hint the wizard prints goes through here, so it carries the glo
 on the real machine, the default recipe or the default state folder. Words are shell-quoted
 (`shlex.join`), so paths with spaces or quotes survive a copy-paste into bash.
 
-The CLI handlers call `remember(args)` once; engine code that has no `args` (a stage's message,
-the container host's) then gets the same options. Without `remember`, the hints are bare.
+The CLI handlers and the TUI's `run_app` call `remember(args)` once; engine code that has no `args`
+(a stage's `describe`, the container host's "run the container stage first" sentence, raised deep
+inside the Docker layer) then gets the same options. Code that has a `wizard.session.Session` uses
+`Session.command(...)` (the session keeps the options it was built from). Without `remember`, the
+engine's hints are bare.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from typing import Any
+from typing import Any, Callable, Sequence
 
 PROG = "pi05-wizard"
 
@@ -54,15 +57,35 @@ def forget() -> None:
     _remembered = ()
 
 
-def command(*words: str, args: Any = None) -> str:
+def command(*words: str, args: Any = None, options: Sequence[str] | None = None) -> str:
     """`pi05-wizard [global options] WORDS...` as one shell-quoted line.
 
     Args:
         words: the command and its arguments, e.g. `("run", "preflight")`.
         args: parsed arguments to take the global options from; default the remembered ones.
+        options: the global options as argv words already (`global_options(args)`, as a
+            `Session` keeps them); used when `args` is None.
 
     Returns:
         e.g. `"pi05-wizard --root '/tmp/sim host' run preflight"`.
     """
-    opts = global_options(args) if args is not None else list(_remembered)
+    if args is not None:
+        opts = global_options(args)
+    else:
+        opts = list(options) if options is not None else list(_remembered)
     return shlex.join([PROG, *opts, *(str(w) for w in words)])
+
+
+def fill(text: str, *words: str, build: Callable[..., str] | None = None) -> str:
+    """`text` with every bare `pi05-wizard WORDS` (as the remedy catalogue writes it) given the global options.
+
+    Args:
+        text: e.g. a remedy's instructions, "... run `pi05-wizard fix shm-too-small` ...".
+        words: the command to look for, e.g. `("fix", "shm-too-small")`.
+        build: makes the full line from `words` (a `Session.command`); default `command` (remembered options).
+
+    Returns:
+        the text, unchanged when it does not name that command.
+    """
+    bare = shlex.join([PROG, *(str(w) for w in words)])
+    return text.replace(bare, (build or command)(*words)) if bare in text else text

@@ -34,12 +34,15 @@ class Session:
         recipe: the effective recipe (defaults < user config < `--recipe`).
         host: the host (rooted at `--root` when given).
         root: the `--root` folder, or None for the real machine.
+        options: the global options this session was built from, as argv words with absolute
+            paths (`wizard.hints.global_options`), for the commands it shows (`command`).
     """
 
     locations: Locations
     recipe: Recipe
     host: Host
     root: str | None = None
+    options: tuple[str, ...] = ()
     _store: Any = field(default=None, repr=False)
     _container: Host | None = field(default=None, repr=False)
 
@@ -53,7 +56,16 @@ class Session:
         root = getattr(args, "root", None)
         locations = Locations.default(state_dir=getattr(args, "state_dir", None))
         recipe = load_recipe(locations, getattr(args, "recipe", None))
-        return cls(locations=locations, recipe=recipe, host=LocalHost(root), root=root)
+        from wizard.hints import global_options
+
+        return cls(locations=locations, recipe=recipe, host=LocalHost(root), root=root,
+                   options=tuple(global_options(args)))
+
+    def command(self, *words: str) -> str:
+        """`pi05-wizard [this session's --root/--recipe/--state-dir] WORDS...`, shell-quoted, to show the operator."""
+        from wizard.hints import command
+
+        return command(*words, options=self.options)
 
     @property
     def store(self):

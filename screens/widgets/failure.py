@@ -8,11 +8,12 @@ remedy matched, else the stage's last line). The rest of the output is in the lo
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from rich.text import Text
 
 from screens.widgets.stage_log import render_line
+from wizard import hints
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -35,7 +36,7 @@ def _headline(record: Any, error: str | None) -> Text:
 
 
 def failure_lines(record: Any, error: str | None, matches: list[Any], catalogue: Any, fixable: bool,
-                  tail: Iterable[Any]) -> list[Text]:
+                  tail: Iterable[Any], command: Callable[..., str] | None = None) -> list[Text]:
     """The failure view, most useful line first.
 
     Args:
@@ -45,10 +46,13 @@ def failure_lines(record: Any, error: str | None, matches: list[Any], catalogue:
         catalogue: the remedy catalogue (`.get(id)`), or None.
         fixable: True when the first non-info match has an automatic fix (`f` is offered).
         tail: the last output lines (`wizard.events.Line`), oldest first.
+        command: builds a `pi05-wizard ...` line with the session's global options (the app's
+            `command`); default `wizard.hints.command` (the remembered options).
 
     Returns:
         Rich `Text` lines: headline, the key to press, then the explanation.
     """
+    command = command or hints.command
     lines = [_headline(record, error)]
     known = [(m, catalogue.get(m.id)) for m in matches] if catalogue is not None else []
     known = [(m, r) for m, r in known if r is not None]
@@ -60,15 +64,17 @@ def failure_lines(record: Any, error: str | None, matches: list[Any], catalogue:
         if fixable:
             lines.append(Text("→ Press f to apply its fix, then r to re-run this stage.", style="bold green"))
             lines.append(Text.assemble(("Why: ", "dim"), remedy.explanation))
-            lines.append(Text.assemble(("The fix, by hand: ", "dim"), remedy.instructions))
+            lines.append(Text.assemble(("The fix, by hand: ", "dim"), hints.fill(remedy.instructions, "fix", remedy.id,
+                                                                             build=command)))
         else:
-            lines.append(Text.assemble(("→ What to do: ", "bold green"), remedy.instructions,
+            lines.append(Text.assemble(("→ What to do: ", "bold green"),
+                                       hints.fill(remedy.instructions, "fix", remedy.id, build=command),
                                        " Then press r to re-run this stage."))
             lines.append(Text.assemble(("Why: ", "dim"), remedy.explanation))
         if match.line:
             lines.append(Text(f"Matched: {_one_line(match.line)}", style="dim", no_wrap=True, overflow="ellipsis"))
         for other, rem in problems[1:]:
-            lines.append(Text.assemble(("Also known: ", "yellow"), rem.title, (f"  (pi05-wizard explain {rem.id})",
+            lines.append(Text.assemble(("Also known: ", "yellow"), rem.title, (f"  ({command('explain', rem.id)})",
                                                                                 "dim")))
     else:
         lines.append(Text("→ What to do: read the output below (l: the whole log), fix the cause, then press r "

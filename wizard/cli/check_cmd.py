@@ -55,7 +55,9 @@ def _build_context(args: argparse.Namespace):
 
 def remedy_sentence(remedy_id: str) -> str:
     """One sentence about the fix for `remedy_id`, from the remedy catalogue when it is available."""
-    hint = f"`pi05-wizard fix {remedy_id}`"
+    from wizard.hints import command
+
+    hint = f"`{command('fix', remedy_id)}`"
     try:
         from wizard.remedies import load_catalogue  # written by another part of the project
 
@@ -154,8 +156,10 @@ def handle(args: argparse.Namespace) -> int:
     """Run the checks and print them; returns 0, 1 (something failed) or raises UsageError (exit 2)."""
     from rich.console import Console
 
+    from wizard import hints
     from wizard.cli import EXIT_FAILED, EXIT_OK, UsageError
 
+    hints.remember(args)
     ctx = _build_context(args)
     if args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")

@@ -63,11 +63,9 @@ def fix_text(instructions: str, remedy_id: str, has_fix: bool) -> str:
     """
     from wizard import hints
 
-    bare = f"pi05-wizard fix {remedy_id}"
-    full = hints.command("fix", remedy_id)
-    if bare in instructions:
-        return instructions.replace(bare, full)
-    return f"{instructions} ({full})" if has_fix else instructions
+    if hints.command("fix", remedy_id, options=()) in instructions or not has_fix:
+        return hints.fill(instructions, "fix", remedy_id)
+    return f"{instructions} ({hints.command('fix', remedy_id)})"
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -26,12 +26,14 @@ def register(subparsers: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Run the fix; print what it did."""
+    from wizard import hints
     from wizard.cli import EXIT_FAILED, EXIT_OK, UsageError
     from wizard.recipe import RecipeError
     from wizard.remedies.catalogue import load_catalogue
     from wizard.remedies.fixes import FixError, apply_fix, context_from_session, fix_host, revert_fix
     from wizard.session import Session
 
+    hints.remember(args)
     cat = load_catalogue()
     if args.id not in cat:
         raise UsageError(f"unknown remedy id {args.id!r}; known: {', '.join(cat.ids)}")
@@ -67,5 +69,5 @@ def handle(args: argparse.Namespace) -> int:
         for d in result.details:
             print(f"    {d}")
         if result.rerun:
-            print(f"  Then re-run: pi05-wizard run {result.rerun}")
+            print(f"  Then re-run: {hints.command('run', result.rerun)}")
     return EXIT_OK if result.ok else EXIT_FAILED

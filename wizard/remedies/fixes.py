@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from checks.host import Host
+from wizard.hints import command
 from wizard.locations import Locations
 from wizard.remedies.catalogue import Catalogue, load_catalogue
 from wizard.remedies.matcher import classify_numpy_line
@@ -557,8 +558,9 @@ def fix_shm(ctx: FixContext) -> FixResult:
     rid = "shm-too-small"
     question = (f"Recreate the container with --shm-size {ctx.shm_size}? It is removed and created again; "
                 "only mounted folders (/data) survive.")
-    manual = (f"Recreate the container with --shm-size {ctx.shm_size} (or --ipc=host): `pi05-wizard run container "
-              f"--yes` after setting container.shm_size, or docker rm -f pi and docker run with the recipe's flags.")
+    manual = (f"Recreate the container with --shm-size {ctx.shm_size} (or --ipc=host): "
+              f"`{command('run', 'container', '--yes')}` after setting container.shm_size, or docker rm -f pi "
+              "and docker run with the recipe's flags.")
     if ctx.recreate_container is None:
         return FixResult(rid, False, False, manual, "container", automatic=False)
     if not ctx.confirm(question):
