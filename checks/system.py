@@ -154,7 +154,9 @@ def check_python(ctx: CheckContext) -> CheckResult:
         msgs += pkg_msgs
         if versions:
             details["packages"] = versions
-            summary += ", " + ", ".join(f"{k} {v}" for k, v in versions.items() if v and k in ("torch", "torch_npu", "numpy"))
+            # Only installed ones: a fresh container (nothing installed yet) keeps "Python 3.10.12" alone.
+            summary = ", ".join([summary, *(f"{k} {v}" for k, v in versions.items()
+                                            if v and k in ("torch", "torch_npu", "numpy"))])
     return result("python", verdict(msgs), summary, msgs, version=text, **details)
 
 

@@ -7,6 +7,7 @@ simulated npu-smi answers no `info -l` (no check reads it).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -49,3 +50,23 @@ def test_healthy_sim_hccn_lists_every_npu_and_npu_smi_has_no_list_mode(make_sim)
     assert r["visible-devices"].summary == "not set: all 8 NPUs visible"
     listing = LocalHost(root=root).run(["npu-smi", "info", "-l"], timeout=10)
     assert listing.returncode == 2 and "unsupported arguments" in listing.stderr
+
+
+def test_python_summary_in_a_fresh_container_has_no_stray_comma(make_sim):
+    """Regression: nothing installed in the container gave "Python 3.10.12," (an empty package list joined)."""
+    root = make_sim("tiny-shm")
+    r = _results(root, ["python"])["python"]
+    assert r.summary == "Python 3.10.12", r.summary
+    assert r.details["packages"] and not any(r.details["packages"].values())
+
+
+def test_python_summary_lists_the_installed_packages(make_sim):
+    from checks.python_packages import PACKAGES
+
+    root = make_sim("tiny-shm")
+    installed = {n: None for n in PACKAGES} | {"torch": "2.1.0", "numpy": "1.26.4"}
+    script = root / "usr/bin/python3"  # a stand-in for the container's python3 with two packages installed
+    script.write_text("#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo \"Python 3.10.12\"; exit 0; fi\n"
+                      f"echo '{json.dumps(installed)}'\n")
+    r = _results(root, ["python"])["python"]
+    assert r.summary == "Python 3.10.12, torch 2.1.0, numpy 1.26.4", r.summary
