@@ -123,9 +123,22 @@ class PreflightScreen(Screen[None]):
             if res.id not in self.results:
                 self.result_arrived(res)
         self.running = False
+        self._select_first_problem()
         self._paint_summary()
         self._paint_details()
         self.refresh_bindings()
+
+    def _select_first_problem(self) -> None:
+        """Highlight the first failed (or could-not-check) row, else the first warning, so the details
+        pane shows what to fix; a row the operator moved to (other than the first) is kept."""
+        view = self.query_one(ListView)
+        if view.index not in (None, 0):
+            return
+        for wanted in (("fail", "error"), ("warn",)):
+            for i, row in enumerate(self.rows):
+                if row.result is not None and row.result.status.value in wanted:
+                    view.index = i
+                    return
 
     def run_broke(self, reason: str) -> None:
         self.running = False

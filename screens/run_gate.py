@@ -66,10 +66,24 @@ def run_question(app: Any, stage: Any) -> tuple[str, str] | None:
         else:
             parts.append(f"{stage.title} needs {names} first: " + "; ".join(f"{t} {how}" for t, how in blocking) + ".")
         question, yes = f"Run {stage.title} anyway? {names} {verb} not succeeded.", "Run anyway"
-    if getattr(app, "demo", False) and stage.id not in _SIMULATED:
+    demo = demo_question(app, stage)
+    if demo is not None:
         parts.append(demo_note())
         if question is None:
-            question, yes = f"Run {stage.title} on this machine?", "Run it"
+            question, yes = demo[1], demo[2]
     if question is None or yes is None:
         return None
     return "\n\n".join(parts + [question]), yes
+
+
+def demo_question(app: Any, stage: Any) -> tuple[str, str, str] | None:
+    """In the demo, before a stage that acts on this machine for real: (whole text, question, yes label).
+
+    The stage screen's `r` (re-run) asks this alone (its dependencies were asked about when it was
+    opened); `run_question` folds it into the question asked from home. None outside the demo and
+    for stages that only read the simulated host (preflight).
+    """
+    if not getattr(app, "demo", False) or stage.id in _SIMULATED:
+        return None
+    question = f"Run {stage.title} on this machine?"
+    return f"{demo_note()}\n\n{question}", question, "Run it"

@@ -316,8 +316,22 @@ class StageScreen(Screen[None]):
             "You can re-run the stage later.", yes="Cancel the stage", no="Keep running"), answered)
 
     def action_rerun(self) -> None:
-        if self.status != "running":
+        """Run the stage again; in the demo, first ask what Enter on home asks (it uses real Docker)."""
+        from screens.run_gate import demo_question
+
+        if self.status == "running":
+            return
+        asked = demo_question(self.app, self.stage)
+        if asked is None:
             self.start(force=True)
+            return
+        from screens.dialogs.confirm import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.status != "running":
+                self.start(force=True)
+
+        self.app.push_screen(ConfirmDialog(asked[0], yes=asked[2], no="Not now"), answered)
 
     def action_back(self) -> None:
         if self.status == "running":

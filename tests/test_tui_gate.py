@@ -136,3 +136,57 @@ def test_two_blocking_stages_are_both_named(tmp_path):
             assert "Run Third anyway? First and Second have not succeeded." in flat
 
     asyncio.run(go())
+
+
+def test_demo_rerun_in_the_stage_screen_asks_too(tmp_path):
+    """`r` inside a stage screen in the demo asks what Enter on home asks; "Not now" runs nothing."""
+    session = simple_session(tmp_path)
+    stages = [quick_stage("container", "Container")]
+
+    async def go():
+        app = make_app(session, stages, welcome=False, demo=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)
+            await pilot.press("y")
+            await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), what="stage screen")
+            screen = app.screen
+            await wait_for(pilot, lambda: screen.status == "succeeded", what="first run")
+            first = session.store.last("container").started
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog)
+            flat = " ".join(screen_text(app).split())
+            assert " ".join(demo_note().split()) in flat and "Run Container on this machine?" in flat
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.screen is screen and screen.status == "succeeded"
+            assert session.store.last("container").started == first  # nothing ran
+            await pilot.press("r")
+            await pilot.pause()
+            await pilot.press("y")
+            await wait_for(pilot, lambda: session.store.last("container").started != first, what="second run")
+            await wait_for(pilot, lambda: screen.status == "succeeded", what="second run end")
+
+    asyncio.run(go())
+
+
+def test_rerun_outside_the_demo_does_not_ask(tmp_path):
+    session = simple_session(tmp_path)
+
+    async def go():
+        app = make_app(session, [quick_stage("container", "Container")], welcome=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, StageScreen), what="stage screen")
+            screen = app.screen
+            await wait_for(pilot, lambda: screen.status == "succeeded", what="first run")
+            first = session.store.last("container").started
+            await pilot.press("r")
+            await wait_for(pilot, lambda: session.store.last("container").started != first, what="re-run")
+            assert app.screen is screen
+
+    asyncio.run(go())

@@ -71,10 +71,10 @@ async def _broken():
             assert marks["driver"] == "✗"
             assert [cid for cid, m in marks.items() if m == "✗"] == list(expected)
             assert "must be fixed first" in screen_text(app)
-            # Select the failed row: the details show the reason, that it blocks, and the remedy.
-            ids = [row.check_id for row in screen.rows]
-            await pilot.press(*["down"] * ids.index("driver"))
+            # The first failed row is selected when the results are in: the details show the reason,
+            # that it blocks, and the remedy, without a key pressed.
             await pilot.pause()
+            assert screen._selected_id() == "driver" == next(r.check_id for r in screen.rows if r.mark == "✗")
             text = screen_text(app)
             assert "This blocks the next stage: Container" in text
             result = screen.results["driver"]
@@ -118,13 +118,69 @@ def test_tiny_shm_container_view_marks_shm_as_the_cli_check_does(tmp_path, capsy
                 screen = await _open_preflight(app, pilot)
                 marks = {row.check_id: row.mark for row in screen.rows}
                 assert screen.results["shm"].status.value == cli["shm"] and marks["shm"] == "✗"
-                ids = [row.check_id for row in screen.rows]
-                await pilot.press(*["down"] * ids.index("shm"))
                 await pilot.pause()
+                assert screen._selected_id() == "shm"  # the first failed row, selected without a key
                 flat = " ".join(screen_text(app).split())
                 assert "This blocks the next stage: Container" in flat
                 assert "Found" in flat and "{'" not in flat  # details as rows, never a Python dict
 
         asyncio.run(go())
+    finally:
+        teardown_sim_host(tmp_path / "host")
+
+
+def test_selection_goes_to_the_first_failure_then_the_first_warning(tmp_path):
+    """When the results are in, the first failed row is selected (even below a warning), else the first
+    warning; a healthy host keeps the first row, and a row the operator picked survives `r`."""
+    import pytest
+
+    from wizard.simhost import SimHostError, teardown_sim_host
+    from wizard.stages.registry import all_stages
+
+    try:
+        session = sim_session(tmp_path, "tiny-shm")  # shm fails, cann-toolkit warns (EXPECTED_PROBLEMS)
+    except SimHostError as exc:
+        pytest.skip(f"cannot mount the simulated 64 MiB /dev/shm here: {exc}")
+
+    async def selected(check_ids, keys=(), injected=None):
+        app = make_app(session, all_stages(), welcome=False, check_ids=check_ids, offline=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.screen.query_one("#stage-list").select_stage("preflight")  # home moves on after a pass
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, PreflightScreen), what="preflight screen")
+            screen = app.screen
+            await wait_for(pilot, lambda: not screen.running and len(screen.results) == len(check_ids),
+                           what="results", timeout=30)
+            await pilot.pause()
+            first = screen._selected_id()
+            if injected is not None:  # results of a made-up host: a warning above a failure
+                from checks.result import CheckResult, Status
+
+                screen.results = {}
+                screen.query_one("#check-list").index = 0
+                screen.all_done([CheckResult(id=cid, title=cid, status=Status(v), summary=v)
+                                 for cid, v in injected.items()])
+                await pilot.pause()
+                return first, screen._selected_id(), {r.check_id: r.result.status.value for r in screen.rows}
+            if keys:
+                await pilot.press(*keys)
+                await wait_for(pilot, lambda: screen.run_count == 2 and not screen.running, what="re-run",
+                               timeout=30)
+                await pilot.pause()
+            return first, screen._selected_id(), {r.check_id: r.result.status.value for r in screen.rows}
+
+    try:
+        first, _, statuses = asyncio.run(selected(["arch", "cann-toolkit", "shm"]))
+        assert statuses == {"arch": "ok", "cann-toolkit": "warn", "shm": "fail"} and first == "shm"
+        first, _, statuses = asyncio.run(selected(["arch", "cann-toolkit"]))
+        assert statuses["cann-toolkit"] == "warn" and first == "cann-toolkit"
+        _, after, statuses = asyncio.run(selected(["arch", "devices", "shm"],
+                                                  injected={"arch": "warn", "devices": "ok", "shm": "fail"}))
+        assert list(statuses.values()) == ["warn", "ok", "fail"] and after == "shm"  # a failure beats a warning
+        first, after, statuses = asyncio.run(selected(["arch", "devices", "shm", "cann-toolkit"], keys=("up", "r")))
+        assert first == "shm" and after == "devices"  # moved up by hand, kept across the re-run
+        first, _, statuses = asyncio.run(selected(["arch", "devices"]))
+        assert set(statuses.values()) == {"ok"} and first == "arch"
     finally:
         teardown_sim_host(tmp_path / "host")

@@ -8,17 +8,19 @@ from rich.text import Text
 
 from screens.dialogs.text import TextDialog
 
+#: (key, what it does). Each text fits one line of the help at 80x24 (62 columns beside the keys);
+#: tests/test_tui_help_fits.py checks the dialog does not scroll there.
 KEYS: list[tuple[str, str]] = [
-    ("Enter", "open the selected stage and run it (preflight: run the checks)"),
+    ("Enter", "open the selected stage and run it (preflight: the checks)"),
     ("n", "run the next stage that has not succeeded yet"),
     ("r", "re-run the selected stage, even if its work looks done"),
     ("l", "show the last log of the selected stage"),
-    ("p", "preview the plan: every command the stage would run, nothing is run"),
+    ("p", "preview the plan: the commands a stage would run (runs none)"),
     ("c", "on a running stage: cancel it (asks first)"),
-    ("f", "on a failed stage: apply the fix that matched its output, if any"),
+    ("f", "on a failed stage: apply the fix that matched its output"),
+    ("d", "the selected stage's details full screen (d again returns)"),
     ("Ctrl+P", "command palette: every action by name"),
     ("?", "this help"),
-    ("d", "show the selected stage's details full screen (d again returns)"),
     ("q", "quit (home screen); on the other screens, go back"),
     ("Esc", "go back, or close a dialog"),
 ]
@@ -34,9 +36,7 @@ class HelpDialog(TextDialog):
         for key, text in KEYS:
             keys.add_row(key, text)
         intro = Text(
-            "The wizard takes this host through the stages of the Pi-0.5 recipe, in order: a stage "
-            "whose earlier stages have not succeeded asks before it runs. Results are saved, so you "
-            "can quit at any time and pick up where you left off. A failed stage says which step "
-            "failed and what to do.\n"
+            "The wizard runs the Pi-0.5 recipe's stages on this host in order; a stage asks first when "
+            "earlier ones have not succeeded. Results are saved: quit any time, pick up later.\n"
         )
         super().__init__("Help", Group(intro, keys))
