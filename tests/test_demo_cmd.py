@@ -51,13 +51,13 @@ def test_prepare_mounts_the_disks_the_disk_check_measures(tmp_path):
     if not _can_mount(tmp_path):
         pytest.skip("tmpfs cannot be mounted here")
     notes: list[str] = []
-    args = prepare(tmp_path / "demo base", note=notes.append)
     try:
+        args = prepare(tmp_path / "demo base", note=notes.append)
         assert notes == [] and len(_mounted_under(tmp_path / "demo base")) == 2
         (disk,) = run_preflight(Session.from_args(args), only=["disk"], offline=True)
         assert disk.status.value == "ok" and disk.summary == "2048 GiB free for /var/lib/docker + /data"
     finally:
-        teardown_sim_host(args.root)
+        teardown_sim_host(tmp_path / "demo base" / "host")
     assert _mounted_under(tmp_path / "demo base") == []
 
 
@@ -159,13 +159,16 @@ def test_start_removes_stale_demo_folders_but_not_live_or_kept_ones(tmp_path, mo
         (d / "pid").write_text(f"{pid}\n")
     (kept / "kept").write_text("")
     mounted = _can_mount(tmp_path)
-    if mounted:
-        wizard.simhost.build_sim_host(stale / "host", "healthy", disks=True)
-        assert len(_mounted_under(stale)) == 2
-    monkeypatch.setattr(screens.app, "run_app", lambda args, demo=False: 0)
-    assert handle(argparse.Namespace(variant="healthy", keep=False, recipe=None)) == 0
-    assert not stale.exists() and live.exists() and kept.exists()
-    assert _mounted_under(tmp_path) == []
+    try:
+        if mounted:
+            wizard.simhost.build_sim_host(stale / "host", "healthy", disks=True)
+            assert len(_mounted_under(stale)) == 2
+        monkeypatch.setattr(screens.app, "run_app", lambda args, demo=False: 0)
+        assert handle(argparse.Namespace(variant="healthy", keep=False, recipe=None)) == 0
+        assert not stale.exists() and live.exists() and kept.exists()
+        assert _mounted_under(tmp_path) == []
+    finally:  # the stale disks stay mounted if handle() failed before removing them
+        wizard.simhost.teardown_sim_host(stale / "host")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])

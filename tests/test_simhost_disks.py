@@ -53,3 +53,33 @@ def test_teardown_unmounts(tmp_path):
     teardown_sim_host(root)
     mounts = open("/proc/self/mounts", encoding="utf-8").read()
     assert str(root / "data") not in mounts and str(root / "var/lib/docker") not in mounts
+
+
+def test_a_failed_mount_undoes_the_earlier_ones(tmp_path, monkeypatch):
+    """All or nothing: tiny-shm with disks, the last disk failing, leaves no tmpfs behind (callers that skip
+    or retry on SimHostError, like the demo's fallback without disks, have nothing to tear down)."""
+    import wizard.simhost as simhost
+
+    real = simhost._mount_tmpfs
+    made: list[str] = []
+
+    def flaky(root, rel, size):
+        if rel == "data":
+            raise SimHostError("cannot mount a 2T tmpfs at data (simulated failure)")
+        try:
+            real(root, rel, size)
+        except SimHostError as exc:  # a real mount failed: not root here (the earlier ones are undone too)
+            pytest.skip(f"cannot mount tmpfs here: {exc}")
+        made.append(rel)
+
+    monkeypatch.setattr(simhost, "_mount_tmpfs", flaky)
+    root = tmp_path / "host"
+    try:
+        with pytest.raises(SimHostError, match="simulated failure"):
+            build_sim_host(root, "tiny-shm", disks=True)
+    finally:
+        mounts = open("/proc/self/mounts", encoding="utf-8").read()
+        leftover = [ln for ln in mounts.splitlines() if str(tmp_path) in ln]
+        teardown_sim_host(root)
+    assert made == ["dev/shm", "var/lib/docker"]
+    assert leftover == [] and simhost.mounted_points(root) == []

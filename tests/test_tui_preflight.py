@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from screens.app import make_app
 from screens.preflight import PreflightScreen
-from tui_fixtures import screen_text, sim_session, wait_for
+from tui_fixtures import built_sim_session, screen_text, sim_session, wait_for
 from wizard.simhost import EXPECTED_PROBLEMS, SIM_CHECK_IDS
 
 SIZE = (120, 40)
@@ -29,6 +31,19 @@ async def _open_preflight(app, pilot) -> PreflightScreen:
     return screen
 
 
+@pytest.fixture
+def tiny_shm_session(tmp_path):
+    """A session on the `tiny-shm` sim host (a 64 MiB tmpfs at dev/shm), unmounted after the test."""
+    from wizard.simhost import SimHostError, teardown_sim_host
+
+    try:
+        session = sim_session(tmp_path, "tiny-shm")
+    except SimHostError as exc:  # nothing left mounted: build_sim_host undoes its mounts when it fails
+        pytest.skip(f"cannot mount the simulated 64 MiB /dev/shm here: {exc}")
+    yield session
+    teardown_sim_host(tmp_path / "host")
+
+
 def test_preflight_healthy_host_all_marks():
     asyncio.run(_healthy())
 
@@ -37,8 +52,7 @@ async def _healthy(tmp_path=None):
     import tempfile
     from pathlib import Path
 
-    with tempfile.TemporaryDirectory() as tmp:
-        session = sim_session(Path(tmp))
+    with tempfile.TemporaryDirectory() as tmp, built_sim_session(Path(tmp)) as session:
         app = _app(session)
         async with app.run_test(size=SIZE) as pilot:
             screen = await _open_preflight(app, pilot)
@@ -61,8 +75,7 @@ async def _broken():
     import tempfile
     from pathlib import Path
 
-    with tempfile.TemporaryDirectory() as tmp:
-        session = sim_session(Path(tmp), "driver-not-mounted")
+    with tempfile.TemporaryDirectory() as tmp, built_sim_session(Path(tmp), "driver-not-mounted") as session:
         app = _app(session)
         async with app.run_test(size=SIZE) as pilot:
             screen = await _open_preflight(app, pilot)
@@ -93,54 +106,40 @@ async def _broken():
             assert screen.results["driver"].status.mark == "✗"
 
 
-def test_tiny_shm_container_view_marks_shm_as_the_cli_check_does(tmp_path, capsys):
+def test_tiny_shm_container_view_marks_shm_as_the_cli_check_does(tiny_shm_session, tmp_path, capsys):
     """The `tiny-shm` variant is a container view (`/.dockerenv`): the TUI, like `pi05-wizard check`, fails `shm`."""
     import json
 
-    import pytest
-
     from wizard.cli import main
-    from wizard.simhost import SimHostError, teardown_sim_host
 
-    try:
-        session = sim_session(tmp_path, "tiny-shm")
-    except SimHostError as exc:
-        pytest.skip(f"cannot mount the simulated 64 MiB /dev/shm here: {exc}")
-    try:
-        assert main(["check", "--json", "--offline", "--only", "shm", "--root", session.root,
-                     "--state-dir", str(tmp_path / "cli-state")]) == 1
-        cli = {r["id"]: r["status"] for r in json.loads(capsys.readouterr().out)["results"]}
-        assert cli == {"shm": "fail"}
+    session = tiny_shm_session
+    assert main(["check", "--json", "--offline", "--only", "shm", "--root", session.root,
+                 "--state-dir", str(tmp_path / "cli-state")]) == 1
+    cli = {r["id"]: r["status"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert cli == {"shm": "fail"}
 
-        async def go():
-            app = _app(session)
-            async with app.run_test(size=(80, 24)) as pilot:
-                screen = await _open_preflight(app, pilot)
-                marks = {row.check_id: row.mark for row in screen.rows}
-                assert screen.results["shm"].status.value == cli["shm"] and marks["shm"] == "✗"
-                await pilot.pause()
-                assert screen._selected_id() == "shm"  # the first failed row, selected without a key
-                flat = " ".join(screen_text(app).split())
-                assert "This blocks the next stage: Container" in flat
-                assert "Found" in flat and "{'" not in flat  # details as rows, never a Python dict
+    async def go():
+        app = _app(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await _open_preflight(app, pilot)
+            marks = {row.check_id: row.mark for row in screen.rows}
+            assert screen.results["shm"].status.value == cli["shm"] and marks["shm"] == "✗"
+            await pilot.pause()
+            assert screen._selected_id() == "shm"  # the first failed row, selected without a key
+            flat = " ".join(screen_text(app).split())
+            assert "This blocks the next stage: Container" in flat
+            assert "Found" in flat and "{'" not in flat  # details as rows, never a Python dict
 
-        asyncio.run(go())
-    finally:
-        teardown_sim_host(tmp_path / "host")
+    asyncio.run(go())
 
 
-def test_selection_goes_to_the_first_failure_then_the_first_warning(tmp_path):
+def test_selection_goes_to_the_first_failure_then_the_first_warning(tiny_shm_session):
     """When the results are in, the first failed row is selected (even below a warning), else the first
-    warning; a healthy host keeps the first row, and a row the operator picked survives `r`."""
-    import pytest
-
-    from wizard.simhost import SimHostError, teardown_sim_host
+    warning; a healthy host keeps the first row, and a row the operator picked survives `r`.
+    On `tiny-shm`, shm fails and cann-toolkit warns (EXPECTED_PROBLEMS)."""
     from wizard.stages.registry import all_stages
 
-    try:
-        session = sim_session(tmp_path, "tiny-shm")  # shm fails, cann-toolkit warns (EXPECTED_PROBLEMS)
-    except SimHostError as exc:
-        pytest.skip(f"cannot mount the simulated 64 MiB /dev/shm here: {exc}")
+    session = tiny_shm_session
 
     async def selected(check_ids, keys=(), injected=None):
         app = make_app(session, all_stages(), welcome=False, check_ids=check_ids, offline=True)
@@ -170,17 +169,14 @@ def test_selection_goes_to_the_first_failure_then_the_first_warning(tmp_path):
                 await pilot.pause()
             return first, screen._selected_id(), {r.check_id: r.result.status.value for r in screen.rows}
 
-    try:
-        first, _, statuses = asyncio.run(selected(["arch", "cann-toolkit", "shm"]))
-        assert statuses == {"arch": "ok", "cann-toolkit": "warn", "shm": "fail"} and first == "shm"
-        first, _, statuses = asyncio.run(selected(["arch", "cann-toolkit"]))
-        assert statuses["cann-toolkit"] == "warn" and first == "cann-toolkit"
-        _, after, statuses = asyncio.run(selected(["arch", "devices", "shm"],
-                                                  injected={"arch": "warn", "devices": "ok", "shm": "fail"}))
-        assert list(statuses.values()) == ["warn", "ok", "fail"] and after == "shm"  # a failure beats a warning
-        first, after, statuses = asyncio.run(selected(["arch", "devices", "shm", "cann-toolkit"], keys=("up", "r")))
-        assert first == "shm" and after == "devices"  # moved up by hand, kept across the re-run
-        first, _, statuses = asyncio.run(selected(["arch", "devices"]))
-        assert set(statuses.values()) == {"ok"} and first == "arch"
-    finally:
-        teardown_sim_host(tmp_path / "host")
+    first, _, statuses = asyncio.run(selected(["arch", "cann-toolkit", "shm"]))
+    assert statuses == {"arch": "ok", "cann-toolkit": "warn", "shm": "fail"} and first == "shm"
+    first, _, statuses = asyncio.run(selected(["arch", "cann-toolkit"]))
+    assert statuses["cann-toolkit"] == "warn" and first == "cann-toolkit"
+    _, after, statuses = asyncio.run(selected(["arch", "devices", "shm"],
+                                              injected={"arch": "warn", "devices": "ok", "shm": "fail"}))
+    assert list(statuses.values()) == ["warn", "ok", "fail"] and after == "shm"  # a failure beats a warning
+    first, after, statuses = asyncio.run(selected(["arch", "devices", "shm", "cann-toolkit"], keys=("up", "r")))
+    assert first == "shm" and after == "devices"  # moved up by hand, kept across the re-run
+    first, _, statuses = asyncio.run(selected(["arch", "devices"]))
+    assert set(statuses.values()) == {"ok"} and first == "arch"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Iterator
 
 from wizard.hosts.local import LocalHost
 from wizard.locations import Locations
@@ -131,7 +132,11 @@ def screen_text(app: Any) -> str:
 
 
 def sim_session(base: Path, variant: str = "healthy") -> Any:
-    """A real `wizard.session.Session` on a simulated host built under `base/host`, state under `base`."""
+    """A real `wizard.session.Session` on a simulated host built under `base/host`, state under `base`.
+
+    `tiny-shm` mounts a tmpfs at `base/host/dev/shm`: use `built_sim_session` (which unmounts it),
+    or call `teardown_sim_host(base / "host")` in a `finally`.
+    """
     from wizard.recipe import load_recipe
     from wizard.session import Session
     from wizard.simhost import build_sim_host
@@ -139,6 +144,17 @@ def sim_session(base: Path, variant: str = "healthy") -> Any:
     root = build_sim_host(base / "host", variant)
     locations = Locations.under(base)
     return Session(locations=locations, recipe=load_recipe(locations), host=LocalHost(root), root=str(root))
+
+
+@contextlib.contextmanager
+def built_sim_session(base: Path, variant: str = "healthy") -> Iterator[Any]:
+    """`sim_session(base, variant)` whose tmpfs mounts (tiny-shm) are undone when the block ends, however it ends."""
+    from wizard.simhost import teardown_sim_host
+
+    try:
+        yield sim_session(base, variant)
+    finally:
+        teardown_sim_host(base / "host")
 
 
 #: Case 27 (lerobot #2194), the four records verbatim, one per line as the case file splits them.

@@ -192,7 +192,8 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
 
     Raises:
         ValueError: unknown variant.
-        SimHostError: device nodes or the tmpfs cannot be created here (needs root).
+        SimHostError: device nodes or the tmpfs cannot be created here (needs root); the tmpfs
+            mounts made before the one that failed are undone first, so there is nothing to tear down.
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown sim host variant {variant!r}; known: {', '.join(VARIANTS)}")
@@ -292,14 +293,20 @@ def build_sim_host(root: str | os.PathLike[str], variant: str = "healthy", disks
 
     # Container view for tiny-shm.
     marker = base / ".dockerenv"
-    if variant == "tiny-shm":
-        marker.write_text("", encoding="utf-8")
-        _mount_tmpfs(base, "dev/shm", "64m")
-    elif marker.exists():
-        marker.unlink()
-    if disks:
-        for rel in ("var/lib/docker", "data"):
-            _mount_tmpfs(base, rel, "2T")
+    try:
+        if variant == "tiny-shm":
+            marker.write_text("", encoding="utf-8")
+            _mount_tmpfs(base, "dev/shm", "64m")
+        elif marker.exists():
+            marker.unlink()
+        if disks:
+            for rel in ("var/lib/docker", "data"):
+                _mount_tmpfs(base, rel, "2T")
+    except BaseException:
+        # All or nothing: a caller that gets SimHostError (and skips, or retries without disks) has
+        # no teardown to call, so the mounts made before the failing one are undone here.
+        teardown_sim_host(base)
+        raise
     for path in missing:
         _remove(base / str(path).lstrip("/"))
     return base
