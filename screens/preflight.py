@@ -259,9 +259,7 @@ class PreflightScreen(Screen[None]):
 
 
 def _catalogue() -> Any | None:
-    try:
-        from wizard.remedies import load_catalogue
+    """The remedy catalogue, or None when it cannot be loaded (`wizard.remedies.catalogue_or_none`)."""
+    from wizard.remedies import catalogue_or_none
 
-        return load_catalogue()
-    except Exception:  # no catalogue: the details still show the check's own messages
-        return None
+    return catalogue_or_none()

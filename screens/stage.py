@@ -71,13 +71,10 @@ class UISink(Sink):
 
 
 def _catalogue() -> Any | None:
-    """The remedy catalogue, or None when it cannot be loaded (then `f` is absent)."""
-    try:
-        from wizard.remedies import load_catalogue
+    """The remedy catalogue, or None when it cannot be loaded (`wizard.remedies.catalogue_or_none`)."""
+    from wizard.remedies import catalogue_or_none
 
-        return load_catalogue()
-    except Exception:  # a missing or broken catalogue only means no one-key fixes
-        return None
+    return catalogue_or_none()
 
 
 class StageScreen(Screen[None]):

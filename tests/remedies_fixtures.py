@@ -51,6 +51,15 @@ if __name__ == "__main__":
 '''
 
 # DrivingSDK test/train_full.sh shape (RECIPE.md "Training scripts"): world_size=16, accelerate launch.
+def write_train_scripts(root):
+    """DrivingSDK's two training scripts (`TRAIN_SCRIPT`, world_size=16) under a `--root` folder; returns their folder."""
+    scripts = root / "root/DrivingSDK/model_examples/Pi-0.5/lerobot/test"
+    scripts.mkdir(parents=True)
+    for name in ("train_full.sh", "train_performance.sh"):
+        (scripts / name).write_text(TRAIN_SCRIPT)
+    return scripts
+
+
 TRAIN_SCRIPT = '''#!/bin/bash
 source test/env_npu.sh
 world_size=16

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.remedies_fixtures import TRAIN_SCRIPT, raw_text
+from tests.remedies_fixtures import TRAIN_SCRIPT, raw_text, write_train_scripts
 from wizard.cli import main
 from wizard.cli.report_cmd import redact
 
@@ -39,10 +39,7 @@ def test_explain_stdin(monkeypatch, capsys):
 
 def test_fix_world_size_from_cli_under_root(tmp_path, capsys):
     root = tmp_path / "root"
-    scripts = root / "root/DrivingSDK/model_examples/Pi-0.5/lerobot/test"
-    scripts.mkdir(parents=True)
-    for name in ("train_full.sh", "train_performance.sh"):
-        (scripts / name).write_text(TRAIN_SCRIPT)
+    scripts = write_train_scripts(root)
     args = ["--root", str(root), "--state-dir", str(tmp_path / "state"), "fix", "world-size-mismatch"]
     assert main(args) == 0
     assert "world_size=8\n" in (scripts / "train_full.sh").read_text()

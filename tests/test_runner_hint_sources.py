@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from remedies_fixtures import TRAIN_SCRIPT
+from tests.remedies_fixtures import write_train_scripts
 from wizard import hints
 from wizard.cli import main
 from wizard.hosts.local import LocalHost
@@ -32,10 +32,7 @@ def _options_of(line: str, prefix: str) -> list[str]:
 
 def test_fix_then_rerun_carries_root_and_state_dir(tmp_path, capsys):
     root = tmp_path / "sim 'host'"
-    scripts = root / "root/DrivingSDK/model_examples/Pi-0.5/lerobot/test"
-    scripts.mkdir(parents=True)
-    for name in ("train_full.sh", "train_performance.sh"):
-        (scripts / name).write_text(TRAIN_SCRIPT)
+    scripts = write_train_scripts(root)
     state = tmp_path / "state dir"
     assert main(["--root", str(root), "--state-dir", str(state), "fix", "world-size-mismatch"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "Then re-run:" in ln)

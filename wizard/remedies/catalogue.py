@@ -327,6 +327,15 @@ def load_catalogue(path: str | Path | None = None) -> Catalogue:
     return _load_path(Path(path))
 
 
+def catalogue_or_none() -> Catalogue | None:
+    """The shipped catalogue, or None when it cannot be loaded (for views that can do without it:
+    the TUI then shows a check's own messages and offers no one-key fix)."""
+    try:
+        return load_catalogue()
+    except Exception:  # noqa: BLE001 - CatalogueError, or an import/packaging problem
+        return None
+
+
 def _load_path(path: Path) -> Catalogue:
     try:
         text = path.read_text(encoding="utf-8")

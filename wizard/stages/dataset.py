@@ -86,11 +86,18 @@ def _own_work(report: DatasetReport, result: CheckResult) -> bool:
     return result.id == "dataset-format" and report.format == V21 and report.disk_format in (None, V21)
 
 
-def _inspect_action(ctx: StageContext, io: ActionIO) -> int:
+def _root_or_say(ctx: StageContext, io: ActionIO) -> Path | None:
+    """The dataset folder as this process sees it, or None after saying why it has none (PathNotMapped)."""
     try:
-        root = local_dataset_path(ctx)
+        return local_dataset_path(ctx)
     except PathNotMapped as exc:
         io.emit(str(exc), stream="stderr")
+        return None
+
+
+def _inspect_action(ctx: StageContext, io: ActionIO) -> int:
+    root = _root_or_say(ctx, io)
+    if root is None:
         return 1
     if not root.exists():
         io.emit(f"No dataset at {host_dataset_path(ctx)} (the recipe's dataset path {ctx.recipe.dataset.path}): "
@@ -110,10 +117,8 @@ def _inspect_action(ctx: StageContext, io: ActionIO) -> int:
 
 
 def _precheck_action(ctx: StageContext, io: ActionIO) -> int:
-    try:
-        root = local_dataset_path(ctx)
-    except PathNotMapped as exc:
-        io.emit(str(exc), stream="stderr")
+    root = _root_or_say(ctx, io)
+    if root is None:
         return 1
     result = precheck_conversion(root)
     _emit_results(io, [result])
@@ -137,7 +142,9 @@ def _has_quantiles(ctx: StageContext) -> bool:
 
 
 def _stats_action(ctx: StageContext, io: ActionIO) -> int:
-    root = local_dataset_path(ctx)
+    root = _root_or_say(ctx, io)
+    if root is None:
+        return 1
 
     def progress(done: int, total: int) -> None:
         io.emit(f"episodes {done}/{total}", progress=True)
