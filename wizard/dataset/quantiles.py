@@ -300,6 +300,45 @@ def _divide_by_count(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.true_divide(sums, counts.astype(sums.dtype), out=sums)  # numpy 1: value-based, the float loop
 
 
+def _padded_moments(matrix: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Means and means of squares (G, D) of G episodes of any lengths, and their values as (G * D, width) rows.
+
+    Each episode is padded at the end to the longest; the padding of the rows returned sorts after
+    every value (+inf, or the integer maximum). See `_padded_stats` for the summation order.
+    """
+    groups, dims = len(lengths), matrix.shape[1]
+    width = int(lengths.max())
+    equal = int(lengths.min()) == width
+    j = np.arange(width)[:, None]
+    pad = j >= lengths[None, :]                                                   # (width, G)
+    pos = np.where(pad, 0, starts[None, :] + j)
+    frames = matrix[pos].reshape(width, groups * dims)                            # (width, G * D)
+    floating = matrix.dtype.kind == "f"
+    if dims == 1:
+        mean = np.empty((groups, 1), dtype=np.float64 if not floating else matrix.dtype)
+        mean_sq = np.empty_like(mean)
+        cols = frames.T                                                           # (G, width), a view
+        for n in np.unique(lengths).tolist():
+            members = np.flatnonzero(lengths == n)
+            rows = cols[members, :n] if not equal else np.ascontiguousarray(cols)
+            mean[members, 0] = np.mean(rows, axis=1)
+            mean_sq[members, 0] = np.mean(rows ** 2, axis=1)
+    else:
+        fill = -0.0 if floating else 0
+        mask = np.repeat(pad, dims, axis=1)
+        acc = None if floating else np.float64
+        counts = np.repeat(lengths, dims)
+        mean = _divide_by_count(np.add.reduce(np.where(mask, fill, frames), axis=0, dtype=acc),
+                                counts).reshape(groups, dims)
+        mean_sq = _divide_by_count(np.add.reduce(np.where(mask, fill, frames ** 2), axis=0, dtype=acc),
+                                   counts).reshape(groups, dims)
+    rows = np.array(frames.T, order="C")                                          # (G * D, width), a copy
+    top = np.inf if floating else np.iinfo(matrix.dtype).max
+    rows[np.arange(width)[None, :] >= np.repeat(lengths, dims)[:, None]] = top
+    return mean, mean_sq, rows
+
+
 def _padded_stats(matrix: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
                   levels: tuple[float, ...] = QUANTILE_LEVELS) -> dict[str, np.ndarray]:
     """Statistics of G episodes (each >= 2 rows) of one (rows, D) matrix, each as `episode_stats` gives it.
@@ -308,11 +347,15 @@ def _padded_stats(matrix: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     order depends on the layout, so the means are taken in one that sums each (episode, dimension)
     in the order `np.mean(matrix, axis=0)` does for one (n, D) episode:
 
-    - D >= 2: numpy adds the rows one after another. A (frames, G * D) matrix reduced over axis 0 does
-      the same (and fast: its inner loop runs over all G * D columns); shorter episodes are padded at
-      the end with -0.0, which leaves every float sum unchanged (x + -0.0 == x, -0.0 included).
-    - D == 1: numpy sums the contiguous column pairwise, which a (k, n) matrix of k episodes of the
-      same length n reduced over axis 1 also does; so the means go by length.
+    - episodes of one length stored one after another (the common case): the rows viewed as a
+      (G, n, D) array hold each episode as the same C-contiguous (n, D) block `episode_stats` gets,
+      and `np.mean(..., axis=1)` reduces each block as `np.mean(block, axis=0)` does (rows one after
+      another for D >= 2, pairwise over the contiguous column for D == 1); no copy is made.
+    - otherwise, D >= 2: numpy adds the rows one after another. A (frames, G * D) matrix reduced over
+      axis 0 does the same (and fast: its inner loop runs over all G * D columns); shorter episodes are
+      padded at the end with -0.0, which leaves every float sum unchanged (x + -0.0 == x, -0.0 included).
+    - otherwise, D == 1: numpy sums the contiguous column pairwise, which a (k, n) matrix of k episodes
+      of the same length n reduced over axis 1 also does; so the means go by length.
 
     Each histogram quantile is found from the order statistics instead of all 5001 cumulative counts:
     the first bin whose cumulative count reaches k = ceil(q * n) is the last one whose left edge is <=
@@ -330,47 +373,23 @@ def _padded_stats(matrix: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     width = int(lengths.max())
     equal = int(lengths.min()) == width
     consecutive = equal and bool(np.all(starts == starts[0] + width * np.arange(groups)))
+    floating = matrix.dtype.kind == "f"
+    row_len = np.repeat(lengths, dims).astype(np.intp)                            # (R,), R = G * D
     if consecutive:
         s0 = int(starts[0])
-        frames = np.ascontiguousarray(matrix[s0:s0 + groups * width].reshape(groups, width, dims).transpose(1, 0, 2))
-        pad = None
-    else:
-        j = np.arange(width)[:, None]
-        pad = j >= lengths[None, :]                                               # (width, G)
-        pos = np.where(pad, 0, starts[None, :] + j)
-        frames = matrix[pos]                                                      # (width, G, D)
-    frames = frames.reshape(width, groups * dims)
-    floating = matrix.dtype.kind == "f"
-    if dims == 1:
-        mean = np.empty((groups, 1), dtype=np.float64 if not floating else matrix.dtype)
-        mean_sq = np.empty_like(mean)
-        cols = frames.T                                                           # (G, width), a view
-        for n in np.unique(lengths).tolist():
-            members = np.flatnonzero(lengths == n)
-            rows = cols[members, :n] if not equal else np.ascontiguousarray(cols)
-            mean[members, 0] = np.mean(rows, axis=1)
-            mean_sq[members, 0] = np.mean(rows ** 2, axis=1)
-    else:
-        squares = frames ** 2
-        if pad is None:
-            mean = np.mean(frames, axis=0).reshape(groups, dims)
-            mean_sq = np.mean(squares, axis=0).reshape(groups, dims)
+        episodes = matrix[s0:s0 + groups * width].reshape(groups, width, dims)   # a view
+        if dims == 1:
+            mean = np.mean(episodes, axis=1)
+            mean_sq = np.mean(episodes ** 2, axis=1)
         else:
-            fill = -0.0 if floating else 0
-            mask = np.repeat(pad, dims, axis=1)
-            acc = None if floating else np.float64
-            counts = np.repeat(lengths, dims)
-            mean = _divide_by_count(np.add.reduce(np.where(mask, fill, frames), axis=0, dtype=acc),
-                                    counts).reshape(groups, dims)
-            mean_sq = _divide_by_count(np.add.reduce(np.where(mask, fill, squares), axis=0, dtype=acc),
-                                       counts).reshape(groups, dims)
+            frames = np.array(episodes.transpose(1, 0, 2), order="C").reshape(width, groups * dims)  # a copy
+            mean = np.mean(frames, axis=0).reshape(groups, dims)
+            mean_sq = np.mean(np.square(frames, out=frames), axis=0).reshape(groups, dims)
+            del frames  # freed before the rows are copied: one (n, G * D) temporary at a time
+        rows = np.array(episodes.transpose(0, 2, 1), order="C").reshape(groups * dims, width)  # a copy
+    else:
+        mean, mean_sq, rows = _padded_moments(matrix, starts, lengths)
     std = np.sqrt(np.maximum(0, mean_sq - mean ** 2))
-
-    rows = np.array(frames.T, order="C")                                          # (R, width), R = G * D, a copy
-    row_len = np.repeat(lengths, dims).astype(np.intp)                            # (R,)
-    if pad is not None:  # padding sorts after every value
-        top = np.inf if floating else np.iinfo(matrix.dtype).max
-        rows[np.arange(width)[None, :] >= row_len[:, None]] = top
     rows.sort(axis=1)
     lo_r = rows[:, 0]
     hi_r = rows[np.arange(len(rows)), row_len - 1]
