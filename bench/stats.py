@@ -7,8 +7,9 @@ frames with a 6-dim `observation.state` and a 6-dim `action`, then prints:
   default (lerobot histogram) mode and in `--exact` mode, for all non-camera features and for
   `observation.state action` only;
 - beside it, the median time of only reading the same parquet columns (`pq.ParquetFile(f).read(columns)`);
-- the peak RSS (ru_maxrss) of a fresh process running the command once, beside the peak RSS of a
-  process that only imports the same modules, for 80 and for 320 episodes (memory should grow with
+- the peak RSS (VmHWM of /proc/self/status; ru_maxrss would report the parent's peak, as Linux
+  carries it over fork and exec) of a fresh process running the command once, beside the peak RSS of
+  a process that only imports the same modules, for 80 and for 320 episodes (memory should grow with
   the largest episode, not with the dataset).
 
 Targets (issue 7): under 2 s, within 3x of the bare read, peak under 300 MB. Lerobot's own script takes
@@ -39,13 +40,14 @@ from wizard.dataset.stats import compute_stats, default_features, write_stats  #
 from wizard.dataset.writer import Episode, synthetic_episodes, write_v30  # noqa: E402
 
 _CHILD = """
-import json, resource, sys
+import json, sys
 sys.path.insert(0, {root!r})
 from wizard.dataset.stats import compute_stats, write_stats
 if {run!r}:
     run = compute_stats({path!r}, exact={exact!r})
     write_stats({path!r}, run.stats)
-print(json.dumps({{"maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")][0]
+print(json.dumps({{"maxrss_kib": int(hwm.split()[1])}}))
 """
 
 
