@@ -6,6 +6,8 @@ and never touch the real user directories.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,12 +30,32 @@ class Locations:
     state_dir: Path
 
     @classmethod
-    def default(cls, state_dir: str | Path | None = None, config_dir: str | Path | None = None) -> "Locations":
-        """The platformdirs locations, with optional overrides (`--state-dir`)."""
+    def default(cls, state_dir: str | Path | None = None, config_dir: str | Path | None = None,
+                root: str | Path | None = None) -> "Locations":
+        """The platformdirs locations, with optional overrides.
+
+        Args:
+            state_dir: `--state-dir`; when given it always wins.
+            config_dir: the config folder; default the platformdirs user config dir.
+            root: `--root` (a simulated host). Without `state_dir`, each root gets its own state
+                folder, `<platformdirs state dir>/roots/<hash>-<basename>` (see `root_state_dir`),
+                so a simulated host never shows or locks the real machine's stage records.
+        """
+        if state_dir:
+            state = Path(state_dir)
+        elif root:
+            state = root_state_dir(root)
+        else:
+            state = Path(platformdirs.user_state_dir(APP_NAME))
         return cls(
             config_dir=Path(config_dir) if config_dir else Path(platformdirs.user_config_dir(APP_NAME)),
-            state_dir=Path(state_dir) if state_dir else Path(platformdirs.user_state_dir(APP_NAME)),
+            state_dir=state,
         )
+
+    @classmethod
+    def from_args(cls, args: object) -> "Locations":
+        """`default()` from parsed CLI arguments with `.state_dir` and `.root` (missing ones are None)."""
+        return cls.default(state_dir=getattr(args, "state_dir", None), root=getattr(args, "root", None))
 
     @classmethod
     def under(cls, base: str | Path) -> "Locations":
@@ -65,3 +87,15 @@ class Locations:
     def welcome_seen(self) -> Path:
         """Exists once the first-run welcome has been shown."""
         return self.state_dir / "welcome-seen"
+
+
+def root_state_dir(root: str | Path) -> Path:
+    """The default state folder of the simulated host at `root`.
+
+    `<platformdirs user state dir>/roots/<first 12 hex digits of sha256 of the absolute root>-<basename>`:
+    the hash keeps two roots with the same basename apart, the basename keeps it readable.
+    """
+    absolute = os.path.abspath(os.fspath(root))
+    digest = hashlib.sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    name = os.path.basename(absolute.rstrip(os.sep)) or "root"
+    return Path(platformdirs.user_state_dir(APP_NAME)) / "roots" / f"{digest}-{name}"

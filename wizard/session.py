@@ -54,7 +54,7 @@ class Session:
             RecipeError: the user's config file or `--recipe` file is bad (the CLI exits 2).
         """
         root = getattr(args, "root", None)
-        locations = Locations.default(state_dir=getattr(args, "state_dir", None))
+        locations = Locations.from_args(args)
         recipe = load_recipe(locations, getattr(args, "recipe", None))
         from wizard.hints import global_options
 

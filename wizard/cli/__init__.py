@@ -78,7 +78,8 @@ def add_global_options(parser: argparse.ArgumentParser, default: object = None) 
     parser.add_argument("--recipe", metavar="FILE", default=default,
                         help="a recipe override file (TOML), applied after the user's config")
     parser.add_argument("--state-dir", metavar="DIR", default=default,
-                        help="where stage state and logs live (default: the platformdirs state dir)")
+                        help="where stage state, logs and the lock live (default: the platformdirs state dir; "
+                             "with --root, its own folder <state dir>/roots/<hash>-<name> per root)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

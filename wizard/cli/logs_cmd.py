@@ -32,7 +32,7 @@ def handle(args: argparse.Namespace, poll_s: float = 0.2) -> int:
         find_stage(args.stage)
     except StageLookupError as exc:
         raise UsageError(str(exc)) from None
-    store = StateStore(Locations.default(state_dir=getattr(args, "state_dir", None)))
+    store = StateStore(Locations.from_args(args))
     rec = store.last(args.stage)
     if rec is None or not rec.log_path:
         print(f"pi05-wizard: {args.stage} has not run yet (no log)", file=sys.stderr)

@@ -120,7 +120,7 @@ def build_table(data: dict[str, Any], width: int = 80) -> Any:
 
 def handle(args: argparse.Namespace) -> int:
     """Print the status table (or JSON); always exit 0."""
-    data = collect(Locations.default(state_dir=getattr(args, "state_dir", None)))
+    data = collect(Locations.from_args(args))
     if args.json:
         print(json.dumps(data, indent=2))
         return EXIT_OK
