@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
+import sys
 import time
 from typing import Any, Callable, Iterable, Sequence
 
@@ -157,12 +159,44 @@ def make_app(session: Any, stages: Sequence[Any] | None = None, **kwargs: Any) -
     return Pi05WizardApp(session, stages, **kwargs)
 
 
+NO_TERMINAL = "pi05-wizard: the wizard needs a terminal; for scripts use pi05-wizard check/plan/run/status"
+"""Said on stderr (exit 2) when the wizard is started with its input or output not a terminal."""
+
+
+def has_terminal() -> bool:
+    """True when the wizard can draw: stdin and stdout are terminals, or a Textual driver is named.
+
+    textual-serve (`pi05-wizard serve`) starts the app with pipes for stdin/stdout and sets
+    `TEXTUAL_DRIVER` to its web driver, which talks over those pipes: that counts as a terminal.
+    """
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return True
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False
+
+
+def refuse_without_terminal() -> int | None:
+    """2 (after saying `NO_TERMINAL` on stderr) when there is no terminal to draw on, else None."""
+    if has_terminal():
+        return None
+    print(NO_TERMINAL, file=sys.stderr)
+    return 2
+
+
 def run_app(args: argparse.Namespace, demo: bool = False) -> int:
     """Build the session from `--root/--recipe/--state-dir`, run the app, return its exit code.
+
+    Returns 2 at once (one line on stderr, `NO_TERMINAL`) when stdin or stdout is not a terminal:
+    the wizard would otherwise write escape codes into a pipe and spin waiting for keys.
 
     Raises:
         wizard.cli.UsageError: when the session cannot be built (bad recipe, bad folder).
     """
+    refused = refuse_without_terminal()
+    if refused is not None:
+        return refused
     from wizard import hints
     from wizard.cli import UsageError
     from wizard.recipe import RecipeError

@@ -24,6 +24,12 @@ from wizard.simhost import SimHostError, teardown_sim_host
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _as_if_on_a_terminal(monkeypatch):
+    """pytest's stdin/stdout are not terminals; the demo refuses those (tested in test_tui_no_terminal)."""
+    monkeypatch.setattr(screens.app, "has_terminal", lambda: True)
+
+
 def _mounted_under(path: Path) -> list[str]:
     """Mount points under `path` (/proc/self/mounts escapes spaces and such as octal, e.g. `\\040`)."""
     lines = Path("/proc/self/mounts").read_text(encoding="utf-8").splitlines()
@@ -110,7 +116,7 @@ def test_disks_are_unmounted_on_ctrl_c(tmp_path, monkeypatch, capsys, keep):
     assert seen["demo"] is True and len(seen["mounts"]) == 2  # the app ran with the disks mounted
     assert root.exists() is keep
     err = capsys.readouterr().err
-    assert err.count(DEMO_NOTE) == 2  # said before the TUI opens and after it closes
+    assert err.count(DEMO_NOTE) == 1  # said once, after the TUI closes (not hidden under it, not twice)
     if not keep:
         assert _mounted_under(root) == []
         return
@@ -182,6 +188,7 @@ def test_sigterm_and_sighup_unmount_and_remove_the_demo_folder(tmp_path, sig):
               "    time.sleep(60)\n"
               "    return 0\n"
               "screens.app.run_app = app\n"
+              "screens.app.has_terminal = lambda: True\n"
               "from wizard.cli.demo_cmd import handle\n"
               "sys.exit(handle(argparse.Namespace(variant='healthy', keep=False, recipe=None)))\n")
     env = {**os.environ, "TMPDIR": str(tmp_path)}

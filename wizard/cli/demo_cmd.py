@@ -6,7 +6,7 @@ mounting is not allowed the demo goes on without them and says so), points the s
 same temporary folder (`/tmp/pi05-wizard-demo-*`, holding the demo's pid in `pid`), and opens the
 TUI with DEMO in its header. The preflight reads only the temporary folder, except its `docker` and
 `network` checks; the Container stage and every stage after it use this machine's real Docker engine
-and the network (`DEMO_NOTE`, printed when the demo starts and again when it ends).
+and the network (`DEMO_NOTE`, printed once, when the demo ends, so it is the last thing on the terminal).
 
 Cleanup: on exit, an error, Ctrl-C, SIGTERM or SIGHUP (the terminal closed) the tmpfs disks are
 unmounted and the folder removed. `--keep` keeps both (and says how to unmount later). At start,
@@ -190,8 +190,11 @@ def handle(args: argparse.Namespace) -> int:
         removed = cleanup_stale(include_kept=True)
         print(f"pi05-wizard demo: removed {len(removed)} stale demo folder(s)")
         return 0
-    from screens.app import run_app  # lazy: the headless engine never imports textual
+    from screens.app import refuse_without_terminal, run_app  # lazy: the headless engine never imports textual
 
+    refused = refuse_without_terminal()  # before the simulated host is built: nothing to tear down
+    if refused is not None:
+        return refused
     cleanup_stale()
     base = Path(tempfile.mkdtemp(prefix=DEMO_PREFIX))
     (base / _PID_FILE).write_text(f"{os.getpid()}\n", encoding="utf-8")
@@ -199,7 +202,6 @@ def handle(args: argparse.Namespace) -> int:
     if keep:
         (base / _KEPT_FILE).write_text("kept with --keep\n", encoding="utf-8")
     previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
-    _stderr(DEMO_NOTE)
     try:
         demo_args = prepare(base, args.variant)
         demo_args.recipe = getattr(args, "recipe", None)
