@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "wizard.cli.fix_cmd",
     "wizard.cli.report_cmd",
     "wizard.cli.demo_cmd",
+    "wizard.cli.simulate_cmd",
     "wizard.cli.serve_cmd",
 )
 
