@@ -118,3 +118,20 @@ def test_plan_probes_a_running_container_through_its_host(isolated, monkeypatch)
     assert code == 0, err
     (torch,) = json.loads(out)["stages"]
     assert torch["done"] is True and fake.calls[0][:4] == ["python3", "-m", "pip", "show"]
+
+
+def test_plan_shows_each_stage_verify(sim_root, monkeypatch, no_container):
+    """The verify checks (the torch import smoke test the README promises) are part of the plan."""
+    from wizard.stages.registry import all_stages
+
+    for stage in all_stages():
+        if stage.id != "preflight":  # preflight's steps are its checks; every other stage verifies
+            assert stage.verify_describe, stage.id
+    out = _plan(monkeypatch, sim_root, "torch", "train")
+    torch_part = out.split("== train")[0]
+    assert "   verify: " in torch_part and "import smoke test" in torch_part
+    assert "   verify: the training log ends with 'End of training'" in out
+    data = json.loads(_plan(monkeypatch, sim_root, "--json", "cann", "container", "dataset"))
+    verify = {s["id"]: s["verify"] for s in data["stages"]}
+    assert "set_env.sh" in verify["cann"] and "inside it" in verify["container"]
+    assert "quantile" in verify["dataset"]

@@ -3,7 +3,7 @@
 For each stage: where it runs, what it depends on, whether its `done()` probe says it can be
 skipped ("yes", "no", or "unknown (<why>)" when the probe cannot answer, e.g. the container is
 not running), and each step's command shell-quoted for reading (action steps show their
-equivalent command). Nothing is run except the read-only done() probes.
+equivalent command), then what its verify checks after the steps ("verify: ..."). Nothing is run except the read-only done() probes.
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ def build_plan(ctx: StageContext, stage_ids: list[str],
             steps, error = [], plain_error(exc)
         plan.append({"id": stage.id, "title": stage.title, "description": stage.description,
                      "where": stage.where.value, "depends_on": list(stage.depends_on),
-                     "done": done, "done_reason": why, "steps": steps, "error": error})
+                     "done": done, "done_reason": why, "steps": steps, "error": error,
+                     "verify": stage.verify_describe or None})
     return plan
 
 
@@ -117,6 +118,8 @@ def render_text(plan: list[dict[str, Any]]) -> str:
             if step["skip_if"]:
                 extras.append(f"skip if {step['skip_if']}")
             out.append(f"      ({'; '.join(extras)})")
+        if st.get("verify"):
+            out.append(f"   verify: {st['verify']}")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

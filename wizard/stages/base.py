@@ -139,6 +139,8 @@ class Stage:
         steps: builds the ordered steps from a context.
         done: probe; True means the stage's work is already there (skip unless forced).
         verify: checks run after the steps; any fail/error result fails the stage.
+        verify_describe: one plain line saying what `verify` checks (shown by `plan` as
+            "verify: ..."); empty for a stage without a verify.
         metrics: its output carries training metrics (lerobot log lines): the runner parses them
             and keeps a progress snapshot beside the stage record (`wizard.training.snapshot`).
     """
@@ -151,4 +153,5 @@ class Stage:
     depends_on: tuple[str, ...] = ()
     done: Callable[[StageContext], bool] = lambda ctx: False
     verify: Callable[[StageContext], list[CheckResult]] = lambda ctx: []
+    verify_describe: str = ""
     metrics: bool = False

@@ -142,6 +142,8 @@ STAGE = Stage(
     depends_on=("container",),
     done=done,
     verify=verify,
+    verify_describe=("each runfile (toolkit, kernels, NNAL) is installed at the recipe's CANN version, and the "
+                     "login script sources both set_env.sh"),
 )
 
 __all__ = ["STAGE", "ProbeUnavailable", "done", "verify"]

@@ -186,4 +186,6 @@ STAGE = Stage(
     depends_on=("preflight",),
     done=done,
     verify=verify,
+    verify_describe=("the running container matches the recipe (image, devices, mounts, /dev/shm size), then "
+                     "the shm, devices, driver and npu-smi checks run inside it"),
 )

@@ -246,4 +246,6 @@ STAGE = Stage(
     depends_on=("dependencies",),
     done=dataset_done,
     verify=_verify,
+    verify_describe=("the dataset's metadata, format (codebase_version v3.0), files, and q01/q99 quantile "
+                     "statistics for observation.state and action"),
 )

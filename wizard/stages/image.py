@@ -180,4 +180,5 @@ STAGE = Stage(
     depends_on=("container",),
     done=done,
     verify=verify,
+    verify_describe="the saved archive exists and is a gzip file of plausible size",
 )

@@ -114,6 +114,7 @@ MODEL_CODE = Stage(
     steps=_steps,
     depends_on=("torch", "system-packages"),
     done=_done,
+    verify_describe="each repository is at its pinned commit, and pi05.patch is applied to lerobot",
     verify=lambda ctx: guarded("model-code", "Model code", lambda: _repo_results(ctx)),
 )
 
@@ -228,4 +229,5 @@ DEPENDENCIES = Stage(
     depends_on=("model-code",),
     done=lambda ctx: not [c for c in _check(ctx)[0] if not c.benign],
     verify=_deps_verify,
+    verify_describe="`pip check` reports no conflict beyond the known harmless ones",
 )

@@ -65,6 +65,7 @@ SYSTEM_PACKAGES = Stage(
     depends_on=("container",),
     done=lambda ctx: not missing_packages(ctx),
     verify=_apt_verify,
+    verify_describe="every apt package of the recipe is installed in the container",
 )
 
 _PIP_SHOW = re.compile(r"^(Name|Version):\s*(.*)$")
@@ -156,4 +157,6 @@ TORCH = Stage(
     depends_on=("cann", "system-packages"),
     done=_torch_done,
     verify=_torch_verify,
+    verify_describe=("torch and torch_npu are at the recipe's versions, and an import smoke test (CANN "
+                     "environment sourced) imports both and counts the visible NPUs"),
 )

@@ -64,5 +64,6 @@ STAGE = Stage(
     depends_on=("dataset", "weights", "dependencies"),
     done=finished,
     verify=_verify,
+    verify_describe=f"the training log ends with {END_MARKER!r} (the last step was reached)",
     metrics=True,
 )

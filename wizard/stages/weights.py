@@ -103,5 +103,7 @@ STAGE = Stage(
     steps=_steps,
     depends_on=("model-code",),
     done=lambda ctx: all(r.status.value == "ok" for r in _results(ctx)),
+    verify_describe=("pi05_base and PaliGemma files are in place, and the tokenizer config names the local "
+                     "PaliGemma folder"),
     verify=lambda ctx: guarded("weights", "Weights", lambda: _results(ctx)),
 )
