@@ -3,7 +3,8 @@
 For each stage: where it runs, what it depends on, whether its `done()` probe says it can be
 skipped ("yes", "no", or "unknown (<why>)" when the probe cannot answer, e.g. the container is
 not running), and each step's command shell-quoted for reading (action steps show their
-equivalent command), then what its verify checks after the steps ("verify: ..."). Nothing is run except the read-only done() probes.
+equivalent command), then what its verify checks after the steps ("verify: ..."). Nothing is run
+except the read-only done() probes.
 """
 
 from __future__ import annotations
