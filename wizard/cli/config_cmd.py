@@ -7,6 +7,7 @@ import json
 from typing import Any, Iterator
 
 from wizard.cli import EXIT_OK
+from wizard.cli.output import quiet_broken_pipe
 from wizard.recipe import DEFAULT_RECIPE_PATH, Recipe, recipe_as_dict
 
 
@@ -34,6 +35,7 @@ def effective(recipe: Recipe) -> list[dict[str, Any]]:
             for path, value in leaves(recipe_as_dict(recipe))]
 
 
+@quiet_broken_pipe
 def handle(args: argparse.Namespace) -> int:
     """Print the effective recipe; exit 0, or 2 for a bad recipe file."""
     from wizard.session import Session

@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+from wizard.cli.output import quiet_broken_pipe
 from wizard.remedies.catalogue import CatalogueError, load_catalogue
 from wizard.remedies.matcher import match_text
 
@@ -68,6 +69,7 @@ def fix_text(instructions: str, remedy_id: str, has_fix: bool) -> str:
     return f"{instructions} ({hints.command('fix', remedy_id)})"
 
 
+@quiet_broken_pipe
 def handle(args: argparse.Namespace) -> int:
     """Print the matches; exit 1 when one is at error severity."""
     from wizard import hints

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from wizard.cli.output import quiet_broken_pipe
+
 #: Lines of a failed stage's log included in the report.
 LOG_TAIL_LINES = 80
 
@@ -236,6 +238,7 @@ def build_report(session, check_results=None, include_packages: bool = True) -> 
     return "\n".join(out) + "\n"
 
 
+@quiet_broken_pipe
 def handle(args: argparse.Namespace) -> int:
     """Write the report; print where it went."""
     from wizard.cli import EXIT_OK, UsageError

@@ -60,6 +60,9 @@ class FixContext:
         recreate_container: callable(confirm) -> str that recreates the container with the recipe's
             settings (from `wizard.container`), or None when not available.
         run_converter: allow `hub-push-local-path` to re-run the converter when the dataset is not v3.0.
+        container_shm: callable() -> the current container's /dev/shm size in bytes (Docker's
+            HostConfig.ShmSize) and whether it uses `--ipc=host`, or None when there is no
+            container or no engine; None = unknown.
     """
 
     host: Host
@@ -80,6 +83,7 @@ class FixContext:
     benign: Sequence | None = None
     recreate_container: Callable[[Callable[[str], bool]], str] | None = None
     run_converter: bool = True
+    container_shm: Callable[[], "tuple[int, bool] | None"] | None = None
 
     def under_lerobot(self, path: str) -> str:
         """An absolute path on the host for a path relative to the lerobot clone."""
@@ -553,14 +557,38 @@ def fix_numpy_conflict(ctx: FixContext, catalogue: Catalogue | None = None) -> F
 
 # -- shm-too-small -----------------------------------------------------------------------------
 
+def _current_shm(ctx: FixContext) -> str:
+    """What the current container has, as a phrase ("has /dev/shm of 64.0 MiB"), or why unknown."""
+    if ctx.container_shm is None:
+        return "could not be inspected"
+    try:
+        got = ctx.container_shm()
+    except Exception:  # noqa: BLE001 - engine errors: unknown
+        got = None
+    if got is None:
+        return "does not exist or could not be inspected"
+    size, ipc_host = got
+    if ipc_host:
+        return "shares the host's /dev/shm (--ipc=host)"
+    from wizard.container.lifecycle import human_bytes
+
+    return f"has /dev/shm of {human_bytes(size)}"
+
+
 def fix_shm(ctx: FixContext) -> FixResult:
-    """Recreate the container with the recipe's shm size, after confirmation."""
+    """Recreate the container with the recipe's shm size, after confirmation.
+
+    The question and the instructions say what the current container has (Docker's
+    HostConfig.ShmSize, through `ctx.container_shm`) next to the recipe's `container.shm_size`.
+    """
     rid = "shm-too-small"
-    question = (f"Recreate the container with --shm-size {ctx.shm_size}? It is removed and created again; "
-                "only mounted folders (/data) survive.")
-    manual = (f"Recreate the container with --shm-size {ctx.shm_size} (or --ipc=host): "
-              f"`{command('run', 'container', '--yes')}` after setting container.shm_size, or docker rm -f pi "
-              "and docker run with the recipe's flags.")
+    now = _current_shm(ctx)
+    state = f"The current container {now}; the recipe's container.shm_size is {ctx.shm_size}."
+    question = (f"{state} Remove the container and create it again with --shm-size {ctx.shm_size}? "
+                "Only mounted folders (/data) survive.")
+    manual = (f"{state} Recreate the container with the recipe's value: `{command('run', 'container', '--yes')}` "
+              "recreates it when its /dev/shm is smaller than the recipe's (a larger container.shm_size in your "
+              "recipe, or --ipc=host, also works).")
     if ctx.recreate_container is None:
         return FixResult(rid, False, False, manual, "container", automatic=False)
     if not ctx.confirm(question):
@@ -569,7 +597,8 @@ def fix_shm(ctx: FixContext) -> FixResult:
         outcome = ctx.recreate_container(ctx.confirm)
     except Exception as exc:  # noqa: BLE001 - engine errors become a plain result
         return FixResult(rid, False, False, f"Could not recreate the container: {exc}. {manual}", "container")
-    return FixResult(rid, True, True, f"Container {outcome} with --shm-size {ctx.shm_size}.", "train")
+    return FixResult(rid, True, True, f"Container {outcome} with --shm-size {ctx.shm_size} (it {now} before).",
+                     "train")
 
 
 # -- dispatch ----------------------------------------------------------------------------------
@@ -690,6 +719,16 @@ def context_from_session(session: Any, yes: bool = False, host: Host | None = No
             return res.outcome.value
     except Exception:  # noqa: BLE001 - no container package: instructions instead
         recreate = None
+
+    def container_shm() -> tuple[int, bool] | None:
+        import docker
+
+        try:
+            attrs = docker.from_env().containers.get(str(get("container.name", "pi"))).attrs
+        except Exception:  # noqa: BLE001 - no engine, no container
+            return None
+        hc = attrs.get("HostConfig") or {}
+        return int(hc.get("ShmSize") or 0), str(hc.get("IpcMode") or "") == "host"
     return FixContext(
         host=host or session.host, locations=session.locations,
         confirm=confirm or (lambda _q: yes),
@@ -700,5 +739,6 @@ def context_from_session(session: Any, yes: bool = False, host: Host | None = No
         visible_npus=n, toolkit_set_env=get("cann.toolkit_set_env", TOOLKIT_SET_ENV),
         nnal_set_env=get("cann.nnal_set_env", NNAL_SET_ENV), python=get("python.executable", "python3"),
         shm_size=str(get("container.shm_size", "500g")), recreate_container=recreate,
+        container_shm=container_shm,
         benign=get("dependencies.benign"),
     )
