@@ -586,9 +586,9 @@ def fix_shm(ctx: FixContext) -> FixResult:
     state = f"The current container {now}; the recipe's container.shm_size is {ctx.shm_size}."
     question = (f"{state} Remove the container and create it again with --shm-size {ctx.shm_size}? "
                 "Only mounted folders (/data) survive.")
-    manual = (f"{state} Recreate the container with the recipe's value: `{command('run', 'container', '--yes')}` "
-              "recreates it when its /dev/shm is smaller than the recipe's (a larger container.shm_size in your "
-              "recipe, or --ipc=host, also works).")
+    manual = (f"{state} Recreate the container with --shm-size {ctx.shm_size}: "
+              f"`{command('run', 'container', '--yes')}` recreates it when its /dev/shm is smaller than the "
+              "recipe's (or docker rm -f the container and docker run it with the recipe's flags, or --ipc=host).")
     if ctx.recreate_container is None:
         return FixResult(rid, False, False, manual, "container", automatic=False)
     if not ctx.confirm(question):
