@@ -111,6 +111,31 @@ def host_facts(host) -> list[tuple[str, str]]:
     return facts
 
 
+def npu_smi_text(res) -> str:
+    """The report's NPU section from a `npu-smi info` CommandResult.
+
+    On success its stdout. Otherwise what it printed on both streams (trimmed; npu-smi prints
+    case 03's "dcmi module initialize failed. ret is -8005" on stdout) and its exit code, or that
+    it is not installed / timed out.
+    """
+    if res.ok:
+        return res.stdout
+    if res.not_found:
+        return "npu-smi info failed: npu-smi not found (the Ascend driver is not installed or not on PATH)"
+    how = "timed out" if res.timed_out else (
+        f"exit code {res.returncode}" if res.returncode is not None else "did not run")
+    parts = [f"npu-smi info failed ({how})"]
+    for name, text in (("stdout", res.stdout), ("stderr", res.stderr)):
+        text = (text or "").strip()
+        if text:
+            if len(text) > 4000:
+                text = text[:4000] + " ..."
+            parts.append(f"{name}:\n{text}")
+    if len(parts) == 1:
+        parts.append("(it printed nothing)")
+    return "\n".join(parts)
+
+
 def _packages(host, python: str) -> str:
     res = host.run([python, "-m", "pip", "list", "--format=freeze", "--disable-pip-version-check"], timeout=60)
     if not res.ok:
@@ -177,8 +202,7 @@ def build_report(session, check_results=None, include_packages: bool = True) -> 
            f"- host: {host.name}", "", "## Host", "", "| fact | value |", "| --- | --- |"]
     out += [f"| {k} | {v.replace('|', '/')} |" for k, v in host_facts(host)]
     res = host.run(["npu-smi", "info"], timeout=30)
-    out += ["", "### NPUs (`npu-smi info`)", "",
-            _fence(res.stdout if res.ok else f"npu-smi info failed: {(res.stderr or 'not found').strip()}")]
+    out += ["", "### NPUs (`npu-smi info`)", "", _fence(npu_smi_text(res))]
     if include_packages:
         python = getattr(getattr(session.recipe, "python", None), "executable", "python3")
         out += ["", f"### Python and key packages on the host (`{python}` on PATH: the wizard's environment, "
