@@ -151,6 +151,45 @@ class PreflightScreen(Screen[None]):
         """Titles of the stages that need a clean preflight (they depend on it)."""
         return [s.title for s in self.app.stages if "preflight" in s.depends_on]
 
+    def _network_trouble(self) -> str | None:
+        """What the unreachable download hosts mean, when the `network` check warned; else None.
+
+        Data-driven: a stage is named when one of its steps (argv, env, description) names an
+        unreachable host, e.g. Container for the image registry, CANN upgrade for the runfile host.
+        Hosts no step names (pip's, the weights' hubs, fetched from inside actions) are listed as such.
+        Returns e.g. "6 of 8 download hosts are unreachable: Container, CANN upgrade will fail until
+        the network is fixed (and anything fetched from huggingface.co, modelscope.cn)".
+        """
+        res = self.results.get("network")
+        if res is None or res.status.value != "warn":
+            return None
+        down = list((res.details or {}).get("unreachable") or {})
+        probed = (res.details or {}).get("probed") or []
+        if not down:
+            return None
+        named: list[str] = []
+        unnamed = set(down)
+        ctx = self.app.stage_context()
+        for stage in self.app.stages if ctx is not None else []:
+            try:
+                steps = stage.steps(ctx)
+            except Exception:  # a stage that cannot plan says so on its own screen
+                continue
+            text = " ".join(" ".join([*(st.argv or []), *map(str, st.env.values()), st.describe or "", st.title])
+                            for st in steps)
+            hit = {h for h in down if h in text}
+            if hit:
+                named.append(stage.title)
+                unnamed -= hit
+        count = f"{len(down)} of {len(probed)}" if probed else str(len(down))
+        head = f"{count} download host{'s are' if len(down) > 1 else ' is'} unreachable: "
+        others = [h for h in down if h in unnamed]
+        listing = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        if not named:
+            return head + f"stages that download from {listing} will fail until the network is fixed"
+        tail = f" (and anything fetched from {listing})" if others else ""
+        return head + f"{', '.join(named)} will fail until the network is fixed{tail}"
+
     def _paint_summary(self) -> None:
         total = len(self.rows)
         done = len(self.results)
@@ -174,6 +213,8 @@ class PreflightScreen(Screen[None]):
                 nxt = f" {', '.join(blocked)} cannot start until {them}." if blocked else ""
                 line.append(f"\n✗ {problems} check{'s' if problems > 1 else ''} must be fixed first.{nxt} "
                             "Select one to see the fix; press r to check again.", style="bold red")
+            elif (net := self._network_trouble()) is not None:
+                line.append(f"\n! Ready, but {net}.", style="bold yellow")
             else:
                 line.append("\n✓ This host is ready for the next stage. Press Esc to go back, then n.",
                             style="bold green")
@@ -207,6 +248,8 @@ class PreflightScreen(Screen[None]):
             blocked = self._blocked_stages()
             if blocked:
                 yield Text(f"This blocks the next stage: {', '.join(blocked)}.", style="bold red")
+        elif value == "warn" and res.id == "network" and (net := self._network_trouble()) is not None:
+            yield Text(f"This does not block the next stage, but {net}.", style="yellow")
         elif value == "warn":
             yield Text("This does not block the next stage, but deserves a look.", style="yellow")
         if res.messages:

@@ -70,6 +70,11 @@ def test_helpers():
     assert split_unit("temp_c") == ("temp", "°C")
     assert split_unit("version") == ("version", None)
     assert split_unit("_") == ("_", None)
+    # Only snake_case identifiers are prettified: host names, paths and dashed names are data, kept whole.
+    for key in ("ascend-repo.obs.cn-east-2.myhuaweicloud.com", "/dev/davinci_manager", "eth0:1", "npu-smi", "a.b_mb"):
+        assert split_unit(key) == (key, None)
+    hosts = " ".join(_text({"unreachable": {"swr.cn-south-1.myhuaweicloud.com": "ConnectTimeout"}}, width=60).split())
+    assert "swr.cn-south-1.myhuaweicloud.com ConnectTimeout" in hosts
     assert binary_size(1024 ** 3 * 1.5) == "1.50 GiB"
     assert binary_size(512) == "512 bytes"
     deep = _text({"deep": {"a": {"b": {"c": {"d": 1}}}}})

@@ -9,6 +9,7 @@ is lost in the short label. Everything is bounded: depth, items per list and cha
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from rich.console import Group, RenderableType
@@ -28,9 +29,20 @@ MAX_CHARS = 400
 """Characters of one value shown."""
 
 
+IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
+"""A snake_case key a check chose (`hbm_used_mb`): the only kind of key that is prettified."""
+
+
 def split_unit(key: str) -> tuple[str, str | None]:
-    """("hbm used", "MB") for "hbm_used_mb"; (label, None) when the key names no unit."""
-    words = str(key).replace("-", "_").split("_")
+    """("hbm used", "MB") for "hbm_used_mb"; (key, None) when the key names no unit.
+
+    Only snake_case identifiers are prettified; any other key (a host name such as
+    `ascend-repo.obs.cn-east-2.myhuaweicloud.com`, a path, a device name) is data and is shown as it is.
+    """
+    key = str(key)
+    if not IDENTIFIER.fullmatch(key):
+        return key, None
+    words = key.split("_")
     if len(words) > 1 and words[-1].lower() in UNITS:
         return " ".join(words[:-1]), UNITS[words[-1].lower()]
     return " ".join(w for w in words if w) or str(key), None
@@ -111,7 +123,7 @@ def details_view(details: Mapping[Any, Any], depth: int = 0) -> Table:
         lists one comma-separated line. Never raises on odd values: they are shown by `repr`.
     """
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column(style="dim", overflow="fold", max_width=48)  # a long key (a host name) folds, never cut
     grid.add_column(overflow="fold")
     items = list(details.items())
     for key, val in items[:MAX_ITEMS]:
