@@ -56,3 +56,41 @@ def test_markup_in_a_reason_is_printed_as_text(tmp_path):
     StateStore(locs).save(StageRecord(stage_id="cann", status=StageStatus.FAILED, started=utcnow(),
                                       finished=utcnow(), reason="[bold]x[/] y"))
     assert any("[bold]x[/] y" in ln for ln in _render(collect(locs), width=120))
+
+
+def test_remedy_ids_wrap_only_between_ids_at_80_columns(tmp_path):
+    """Long catalogued ids (as a fresh user saw: "exec-format-err / or") are never split across lines."""
+    from wizard.cli.status_cmd import wrap_ids
+
+    locs = Locations.under(tmp_path)
+    # Ids that fit beside "stopped at" (100 columns): wrapped in their column, between ids.
+    ids = ["exec-format-error", "shm-too-small", "apt-lock-held", "torch-npu-cann-mismatch"]
+    StateStore(locs).save(StageRecord(stage_id="torch", status=StageStatus.FAILED, started=utcnow(),
+                                      finished=utcnow(), exit_code=1, failed_step=FailedStep(index=1, title=LONG),
+                                      remedies=ids))
+    lines = _render(collect(locs), width=100)
+    assert max(len(ln) for ln in lines) <= 100 and "known problems" in lines[1]
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("torch "))
+    col = lines[at].index("exec-format-error")
+    cells = [ln[col:].strip() for ln in lines[at:] if ln[col:].strip() and not ln[:col].strip()
+             or ln is lines[at]]
+    assert [w.rstrip(",") for c in cells for w in c.split()] == ids, cells
+    # One id too long to sit beside "stopped at" at 80 columns: all ids listed under the table, whole.
+    long_ids = ["exec-format-error", "visible-devices-out-of-range", "torch-npu-cann-mismatch", "shm-too-small"]
+    StateStore(locs).save(StageRecord(stage_id="system-packages", status=StageStatus.FAILED, started=utcnow(),
+                                      finished=utcnow(), exit_code=100, failed_step=FailedStep(index=1, title=LONG),
+                                      remedies=long_ids))
+    lines = _render(collect(locs))
+    assert max(len(ln) for ln in lines) <= 80
+    assert lines[1].split()[:3] == ["stage", "status", "finished"] and "known problems" not in lines[1]
+    assert all(len(ln.split()) == 2 for ln in lines if ln.startswith(("cann ", "image ")))
+    tail = " ".join(ln for ln in lines[lines.index(next(ln for ln in lines if ln.startswith("image "))) + 1:])
+    assert "system-packages known problems: " + ", ".join(long_ids) in " ".join(tail.split())
+    assert "torch known problems: " + ", ".join(ids) in " ".join(tail.split())
+    words = {w.rstrip(",") for ln in lines for w in ln.split()}
+    assert set(long_ids) <= words  # every id whole on one line
+    # The wrapper itself.
+    assert wrap_ids(long_ids, 30) == ("exec-format-error,\nvisible-devices-out-of-range,\n"
+                                      "torch-npu-cann-mismatch,\nshm-too-small")
+    assert wrap_ids(["a", "b", "c"], 5) == "a, b,\nc" and wrap_ids([], 10) == ""
+    assert wrap_ids(["much-longer-than-width"], 5) == "much-longer-than-width"

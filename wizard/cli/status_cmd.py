@@ -84,8 +84,10 @@ def _took(rec: dict[str, Any]) -> str:
 def build_table(data: dict[str, Any], width: int = 80) -> Any:
     """The status as a Rich table that fits `width` columns (the terminal's; 80 at least is assumed).
 
-    Stage ids, statuses and remedy ids are never cut (their columns take their longest value); the
-    failed step's title (or the reason) gets what is left, on one line, shortened with an ellipsis.
+    Stage ids, statuses and remedy ids are never cut (their columns take their longest value; remedy
+    ids wrap between ids, and when the longest does not fit beside the failed step they are listed
+    under the table, "<stage> known problems: a, b"); the failed step's title (or the reason) gets
+    what is left, on one line, shortened with an ellipsis.
     The full text is in `status --json`.
     """
     from rich.table import Table
@@ -101,21 +103,51 @@ def build_table(data: dict[str, Any], width: int = 80) -> Any:
             stopped = f"{failed['index'] + 1}. {failed['title']}" if failed else (rec.get("reason") or "")
         rows.append((st["id"], st["status"], _local(rec.get("finished") or rec.get("started"), short=True),
                      _took(rec), "" if rec.get("exit_code") is None else str(rec["exit_code"]),
-                     " ".join(stopped.split()), ", ".join(rec.get("remedies") or [])))
+                     " ".join(stopped.split()), rec.get("remedies") or []))
     heads = ("stage", "status", "finished", "took", "exit", "stopped at", "known problems")
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(heads)]
-    # "stopped at" gives way (one line, ellipsis), then "known problems" (wrapped after a comma);
-    # the other columns always get their widest value. Two spaces follow each column but the last.
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(heads[:6])]
+    longest_id = max([0, *(len(i) + (k < len(r[6]) - 1) for r in rows for k, i in enumerate(r[6]))])  # with its comma
+    widths.append(max(len(heads[6]), *(len(", ".join(r[6])) for r in rows)))
+    # "stopped at" gives way (one line, ellipsis), then "known problems" (wrapped between ids, never
+    # inside one: its column is at least as wide as the longest id); the other columns always get
+    # their widest value. Two spaces follow each column but the last.
     spare = width - sum(widths[:5]) - 2 * (len(heads) - 1)
-    widths[6] = min(widths[6], max(len("known problems"), spare - 12))
-    widths[5] = min(widths[5], max(12, spare - widths[6]))
+    widths[6] = min(widths[6], max(len(heads[6]), longest_id, spare - 12))
+    below = widths[6] > spare - 12  # an id would not fit beside "stopped at": list the ids under the table
+    if below:
+        heads, widths = heads[:6], widths[:6]
+        spare += 2
+    widths[5] = min(widths[5], max(12, spare - (0 if below else widths[6])))
     for head, w in zip(heads, widths):
-        table.add_column(head, no_wrap=head != "known problems", overflow="fold", width=w,
+        table.add_column(head, no_wrap=True, overflow="fold", width=w,
                          justify="right" if head in ("took", "exit") else "left")
     for r in rows:
         stopped = r[5] if len(r[5]) <= widths[5] else r[5][: widths[5] - 1].rstrip() + "…"
-        table.add_row(r[0], f"[{_STYLE.get(r[1], '')}]{r[1]}[/]", *(escape(x) for x in (*r[2:5], stopped, r[6])))
-    return table
+        cells = (*r[2:5], stopped) if below else (*r[2:5], stopped, wrap_ids(r[6], widths[6]))
+        table.add_row(r[0], f"[{_STYLE.get(r[1], '')}]{r[1]}[/]", *(escape(x) for x in cells))
+    if not below:
+        return table
+    from rich.console import Group
+    from rich.text import Text
+
+    # Rich wraps a Text at spaces only, so an id is never split.
+    notes = [Text(f"{r[0]} known problems: {', '.join(r[6])}") for r in rows if r[6]]
+    return Group(table, *notes)
+
+
+def wrap_ids(ids: list[str], width: int) -> str:
+    """`ids` joined by ", ", broken into lines of at most `width` characters only between ids.
+
+    An id longer than `width` gets a line of its own (never split).
+    """
+    lines: list[str] = []
+    for i, rid in enumerate(ids):
+        word = rid + ("," if i < len(ids) - 1 else "")
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
 
 
 def handle(args: argparse.Namespace) -> int:
