@@ -217,8 +217,3 @@ def hub_failure_stage() -> Stage:
     return Stage(id="dataset", title="Quantiles", description="Fails like the report.", where=Where.HOST,
                  steps=lambda ctx: [Step("Check the dataset", argv=py("print('ok')")),
                                     Step("Quantile stats", argv=py(code))])
-
-
-def visible_lines(app: Any) -> list[str]:
-    """The current screen as the terminal shows it, one string per row (characters only, no colour)."""
-    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
