@@ -70,11 +70,17 @@ def test_preflight_fails_on_any_fail_and_passes_otherwise(isolated, monkeypatch)
                        messages=[Message(level=Level.WARN, text="only 32 GiB")])
     bad = CheckResult(id="npu", title="NPU devices", status=Status.FAIL, summary="4 of 8",
                       messages=[Message(level=Level.ERROR, text="/dev/davinci4 missing", remedy="driver-not-mounted")])
-    assert _run_preflight(monkeypatch, isolated, [good, warn])[0] == 0
-    code, lines = _run_preflight(monkeypatch, isolated, [good, bad])
+    code, lines = _run_preflight(monkeypatch, isolated, [good, warn])
+    assert code == 0 and re.fullmatch(r"1 ok, 1 warning, 0 failed, 0 skipped in \d+\.\d\d s", lines[-1])
+    code, lines = _run_preflight(monkeypatch, isolated, [good, bad, warn, warn])
     assert code == 1
-    assert lines == ["✓ Architecture: aarch64", "✗ NPU devices: 4 of 8",
-                     "    /dev/davinci4 missing  [fix: driver-not-mounted]", "2 checks, 1 problem"]
+    assert lines[:3] == ["✓ Architecture: aarch64", "✗ NPU devices: 4 of 8",
+                         "    /dev/davinci4 missing  [fix: driver-not-mounted]"]
+    # the same wording as `check`: fails and warnings counted apart (not "3 problems")
+    from wizard.cli.check_cmd import summary_line
+
+    assert lines[-1].startswith("1 ok, 2 warnings, 1 failed, 0 skipped in ")
+    assert lines[-1].split(" in ")[0] == summary_line([good, bad, warn, warn], 0.0).split(" in ")[0]
 
 
 def test_preflight_on_the_simulated_host(isolated):
@@ -92,7 +98,10 @@ def test_preflight_on_the_simulated_host(isolated):
         code = step.action(ctx, ActionIO(emit=lambda t, **k: lines.append(t), cancelled=lambda: False))
     finally:
         simhost.teardown_sim_host(root)
-    m = re.fullmatch(r"(\d+) checks, (\d+) problems?", lines[-1])
-    assert m and int(m.group(1)) >= 10
-    assert code == (1 if int(m.group(2)) else 0)
-    assert sum(line[:1] in "✓!✗–?" and not line.startswith(" ") for line in lines[:-1]) == int(m.group(1))
+    m = re.fullmatch(r"(\d+) ok, (\d+) warnings?, (\d+) failed, (\d+) skipped(?:, (\d+) could not run)? in [\d.]+ s",
+                     lines[-1])
+    assert m, lines[-1]
+    total = sum(int(g or 0) for g in m.groups())
+    assert total >= 10
+    assert code == (1 if int(m.group(3)) + int(m.group(5) or 0) else 0)
+    assert sum(line[:1] in "✓!✗–?" and not line.startswith(" ") for line in lines[:-1]) == total

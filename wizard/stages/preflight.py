@@ -8,12 +8,20 @@ from wizard.stages.base import ActionIO, Stage, StageContext, Step, Where
 def run_preflight(ctx: StageContext, io: ActionIO) -> int:
     """Run the host checks (`wizard.preflight_run.run_preflight`) on the stage's host; one line per result.
 
+    The last line is `check`'s summary ("14 ok, 2 warnings, 1 failed, 1 skipped in 0.16 s"), so the
+    two commands count the same way.
+
     Returns:
         0 when no result is a problem (fail or error), else 1.
     """
+    import time
+
+    from wizard.cli.check_cmd import summary_line
     from wizard.preflight_run import run_preflight as run_checks_for
 
+    started = time.monotonic()
     results = run_checks_for(ctx, offline=bool(ctx.options.get("offline", False)))
+    took = time.monotonic() - started
     problems = 0
     for res in results:
         io.emit(f"{res.status.mark} {res.title}: {res.summary}")
@@ -23,7 +31,7 @@ def run_preflight(ctx: StageContext, io: ActionIO) -> int:
             for remedy_id in res.remedies:
                 io.remedy(remedy_id)
         problems += res.status.is_problem
-    io.emit(f"{len(results)} checks, {problems} problem{'s' if problems != 1 else ''}")
+    io.emit(summary_line(results, took))
     return 1 if problems else 0
 
 
