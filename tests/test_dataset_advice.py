@@ -34,9 +34,11 @@ def test_plan_says_outside_the_data_mount_plainly(tmp_path):
     hints.forget()
     ctx = _ctx(tmp_path, "/tmp/elsewhere/tiny_v21")
     text = render_text(build_plan(ctx, ["dataset"], container_probe=lambda: (True, "")))
-    want = ("The dataset path /tmp/elsewhere/tiny_v21 is not under the data mount /data, so the container and the "
-            "wizard cannot reach it: move the dataset into /srv/data/tiny_v21 on the host and set [dataset] path = "
-            "\"/data/tiny_v21\" in the recipe.")
+    want = ("The recipe's [dataset] path /tmp/elsewhere/tiny_v21 is outside the data mount /data (the host's "
+            "/srv/data), so the container cannot see it and the wizard has no host folder to map it to: "
+            "move the dataset into /srv/data/tiny_v21 on the host and set [dataset] path = \"/data/tiny_v21\" in "
+            "the recipe.")
+    assert "wizard cannot reach" not in text
     assert f"   done: unknown ({want})" in text
     assert "host side of" not in text and ")_old" not in text
     assert text.count(f"$ cannot run: {want}") == 4  # every host-side step says why
@@ -77,7 +79,9 @@ def test_inspect_v21_elsewhere_advises_the_recipe_field(tmp_path, capsys, monkey
     other = copy_dataset(TINY_V21, tmp_path / "elsewhere")
     assert main(["--recipe", recipe, "dataset", "inspect", str(other)]) == 1
     out = capsys.readouterr().out
-    assert f"This folder {other} is not under the data mount /data" in out
+    assert (f"This folder {other} is outside {data}, the host folder the container mounts at /data, so the "
+            "container cannot see it: move" in " ".join(out.split()))
+    assert "Convert first: This" not in out and "convert it to v3.0 first. This folder" in " ".join(out.split())
     assert f"move the dataset into {data / 'tiny_v21'} on the host" in out
 
 

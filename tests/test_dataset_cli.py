@@ -26,7 +26,7 @@ def cli(*argv: str) -> int:
 def test_inspect_text_and_exit_codes(capsys):
     assert cli("dataset", "inspect", str(TINY_V21)) == 1
     out = capsys.readouterr().out
-    assert "v2.1" in out and "Convert first" in out and "observation.images.laptop" in out
+    assert "v2.1" in out and "convert it to v3.0 first" in out and "observation.images.laptop" in out
     assert cli("dataset", "inspect", str(TINY_V30), "--json") == 1
     data = json.loads(capsys.readouterr().out)
     assert data["format"] == "v3.0" and data["training_ready"] is False and data["episodes"] == 6

@@ -48,7 +48,7 @@ def test_tiny_v21_needs_conversion():
     assert rep.format == V21 and rep.disk_format == V21 and rep.needs_conversion
     res = _by_id(rep)
     assert res["dataset-format"].status is Status.FAIL
-    assert "Convert first" in res["dataset-format"].messages[0].text
+    assert "convert it to v3.0 first" in res["dataset-format"].messages[0].text
     assert res["dataset-files"].status is Status.OK and "12" in res["dataset-files"].summary
     assert rep.tasks[0].startswith("Pick up")
 

@@ -56,7 +56,7 @@ def test_path_mapping(tmp_path):
     ctx.recipe.dataset.path = "/elsewhere/x"
     with pytest.raises(PathNotMapped):
         host_dataset_path(ctx)
-    with pytest.raises(ProbeUnavailable, match="^The dataset path /elsewhere/x is not under the data mount /data"):
+    with pytest.raises(ProbeUnavailable, match="^The recipe's \\[dataset\\] path /elsewhere/x is outside the data mount /data "):
         STAGE.done(ctx)
     assert STAGE.verify(ctx)[0].status is Status.FAIL
 

@@ -97,8 +97,7 @@ def convert_advice(args: argparse.Namespace) -> str:
         inside = posixpath.join(mount.container_path, given[len(base):].lstrip("/")).rstrip("/")
         return (f"`{run}` converts only the recipe's dataset ({session.recipe.dataset.path}): set [dataset] "
                 f"path = \"{inside}\" in the recipe, then `{run}`.")
-    return not_mapped_text(given, mount.container_path, mount.host_path).replace(
-        "The dataset path", "This folder", 1) + f" Then `{run}` converts it."
+    return not_mapped_text(given, mount.container_path, mount.host_path, on_host=True) + f" Then `{run}` converts it."
 
 
 def advise(text: str, args: argparse.Namespace) -> str:

@@ -231,7 +231,7 @@ def _format_result(info: DatasetInfo, disk: str | None) -> CheckResult:
     if declared == V21:
         return _result("dataset-format", "Dataset format", Status.FAIL, "LeRobot v2.1: convert first",
                        Message(level=Level.ERROR, text="The pinned lerobot refuses v2.1 datasets "
-                                                       "(BackwardCompatibilityError). Convert first: "
+                                                       "(BackwardCompatibilityError): convert it to v3.0 first. "
                                                        "`pi05-wizard run dataset` runs lerobot's "
                                                        "convert_dataset_v21_to_v30 with --push-to-hub=false."))
     if disk is None:

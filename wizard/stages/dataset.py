@@ -32,12 +32,25 @@ class PathNotMapped(Exception):
     """The recipe's dataset path is not under the container's data mount, so the host cannot see it."""
 
 
-def not_mapped_text(path: str, container_path: str, host_path: str) -> str:
-    """The sentence for a dataset path outside the data mount: what is wrong and the two ways out."""
+def not_mapped_text(path: str, container_path: str, host_path: str, on_host: bool = False) -> str:
+    """The sentence for a dataset outside the data mount: what is outside, why it matters, the way out.
+
+    Args:
+        path: the recipe's `[dataset] path` (a container path), or with `on_host` a host folder
+            (what `dataset inspect PATH` was given).
+        container_path: the data mount inside the container (`/data`).
+        host_path: the host folder mounted there.
+        on_host: `path` is a host folder, not the recipe's container path.
+    """
     name = posixpath.basename(posixpath.normpath(path)) or "dataset"
-    return (f"The dataset path {path} is not under the data mount {container_path}, so the container and the "
-            f"wizard cannot reach it: move the dataset into {posixpath.join(host_path, name)} on the host and set "
-            f"[dataset] path = \"{posixpath.join(container_path, name)}\" in the recipe.")
+    fix = (f"move the dataset into {posixpath.join(host_path, name)} on the host and set "
+           f"[dataset] path = \"{posixpath.join(container_path, name)}\" in the recipe.")
+    if on_host:
+        return (f"This folder {path} is outside {host_path}, the host folder the container mounts at "
+                f"{container_path}, so the container cannot see it: {fix}")
+    return (f"The recipe's [dataset] path {path} is outside the data mount {container_path} (the host's "
+            f"{host_path}), so the container cannot see it and the wizard has no host folder to map it to: "
+            f"{fix}")
 
 
 def host_dataset_path(ctx: StageContext) -> str:
