@@ -118,7 +118,8 @@ def test_training_panel_snapshot(tmp_path, snap_compare, monkeypatch):
     155.1 on Atlas 800T (910B)   batch 128, 16 ranks"; on the right a small loss sparkline of the
     four records (low for the first two, high for the last two), and "loss over the last 4 records" on
     the panel's bottom border. No problems line (the first record's slow data wait is warm-up). The
-    output shows the prelude lines and case 27's four lerobot records. The footer: Re-run, Full log,
+    output shows the prelude lines and case 27's four lerobot records, long lines wrapped (each record
+    ends in "data_s:..." on the next row; the `$ sh -c` line wraps over several rows). The footer: Re-run, Full log,
     Help, Back.
     """
     import wizard.runner

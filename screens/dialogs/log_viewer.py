@@ -10,6 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Log, Static
 
+from screens.widgets.stage_log import wrap_lines
+
 #: Bytes read from the end of a log file; older output stays in the file.
 TAIL_BYTES = 512 * 1024
 
@@ -34,19 +36,30 @@ def read_tail(path: Path, max_bytes: int = TAIL_BYTES) -> tuple[list[str], bool]
     return lines, size > max_bytes
 
 
-class LogViewer(ModalScreen[None]):
-    """Shows the last lines of a log file (Esc / q closes). A missing file is said plainly."""
+SCROLL_WRAPPED = "w no wrap · ↑↓ PgUp PgDn scroll · Esc close"
+SCROLL_UNWRAPPED = "w wrap · ↑↓ scroll · ←→ scroll sideways · Esc close"
 
-    BINDINGS = [Binding("escape,q", "close", "Close")]
+
+class LogViewer(ModalScreen[None]):
+    """Shows the last lines of a log file (Esc / q closes). A missing file is said plainly.
+
+    Long lines wrap at the view's width (the error is often at the end of one); `w` turns wrapping
+    off and on (off: ← → scroll sideways). The border's subtitle says which keys scroll.
+    """
+
+    BINDINGS = [Binding("escape,q", "close", "Close"), Binding("w", "toggle_wrap", "Wrap on/off")]
 
     def __init__(self, title: str, path: Path | None) -> None:
         super().__init__()
         self.title_text, self.path = title, path
+        self.wrap = True
+        self.lines: list[str] = []
+        self._width = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide tall") as box:
             box.border_title = self.title_text
-            box.border_subtitle = "Esc close"
+            box.border_subtitle = SCROLL_WRAPPED
             yield Static(id="log-note", classes="dim")
             yield Log(max_lines=20000, highlight=False, id="log-view")
         yield Footer()
@@ -62,7 +75,29 @@ class LogViewer(ModalScreen[None]):
             note.update(f"The log cannot be read: {exc.strerror or exc}")
             return
         note.update(f"{self.path}" + ("  (only the end is shown)" if truncated else ""))
-        self.query_one("#log-view", Log).write_lines(lines)
+        self.lines = lines
+        self.call_after_refresh(self._show)
+
+    def _show(self) -> None:
+        """(Re)write the lines, wrapped at the view's current width when `wrap` is on."""
+        view = self.query_one("#log-view", Log)
+        self._width = view.scrollable_content_region.width
+        view.clear()
+        view.write_lines(wrap_lines(self.lines, self._width) if self.wrap else self.lines)
+        self.query_one(Vertical).border_subtitle = SCROLL_WRAPPED if self.wrap else SCROLL_UNWRAPPED
+
+    def on_resize(self) -> None:
+        if self.wrap and self.lines:
+            self.call_after_refresh(self._rewrap_if_resized)
+
+    def _rewrap_if_resized(self) -> None:
+        if self.query_one("#log-view", Log).scrollable_content_region.width != self._width:
+            self._show()
+
+    def action_toggle_wrap(self) -> None:
+        """Wrap long lines, or show them whole with ← → to scroll sideways."""
+        self.wrap = not self.wrap
+        self._show()
 
     def action_close(self) -> None:
         self.dismiss(None)

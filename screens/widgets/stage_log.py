@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from rich.cells import cell_len, chop_cells
 from textual.widgets import Log
 
 from wizard.events import Line
@@ -85,6 +86,24 @@ def render_line(line: Line) -> str:
     return line.text
 
 
+def wrap_lines(texts: list[str], width: int) -> list[str]:
+    """`texts` with every line wider than `width` cells cut into rows of at most `width` cells.
+
+    Textual's `Log` never wraps: a long line (often the error itself) would run off the right edge.
+    Lines that fit are passed through untouched (the common, cheap case); `width` < 10 (not laid
+    out yet) returns `texts` as they are.
+    """
+    if width < 10:
+        return texts
+    out: list[str] = []
+    for text in texts:
+        if len(text) <= width // 2 or cell_len(text) <= width:
+            out.append(text)
+        else:
+            out.extend(chop_cells(text, width))
+    return out
+
+
 class StageLog(Log):
     """The live output of a stage: a Log bounded to `max_lines`, fed from a `LineBuffer` on a timer."""
 
@@ -121,6 +140,7 @@ class StageLog(Log):
             if line.progress and i + 1 < len(lines) and lines[i + 1].progress:
                 continue
             texts.append(render_line(line))
+        texts = wrap_lines(texts, self.scrollable_content_region.width)  # long lines wrap at the current width
         pruned = self.max_lines is not None and self.line_count + len(texts) > self.max_lines
         self.write_lines(texts)
         if pruned:
