@@ -4,7 +4,8 @@ It holds the wizard and recipe versions, host facts (arch, OS, NPU table, CANN/d
 versions, the host's Python and key packages, i.e. the wizard's own environment), the container's
 torch / torch_npu / numpy / transformers / lerobot versions (or that it is not running), every
 preflight check result (offline), each stage's last status, and the tail of each failed stage's log with what the remedy catalogue recognized in it.
-Tokens and passwords are always redacted; user and host names are replaced unless `--no-redact`.
+Tokens and passwords are always redacted; IP and MAC addresses and user and host names are replaced
+unless `--no-redact` (`wizard.cli.report_redact`); the last line printed counts each kind replaced.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard.cli.output import quiet_broken_pipe
+from wizard.cli.report_redact import redact_counted, summary
 
 #: Lines of a failed stage's log included in the report.
 LOG_TAIL_LINES = 80
@@ -28,36 +30,14 @@ LOG_TAIL_LINES = 80
 KEY_PACKAGES = ("torch", "torch-npu", "torch_npu", "numpy", "lerobot", "transformers", "mindspeed", "accelerate",
                 "opencv-python-headless", "torchcodec", "av", "huggingface-hub", "datasets", "te")
 
-_SECRET_KV = re.compile(
-    r"(?i)\b([A-Z0-9_]*(?:TOKEN|PASSWORD|PASSWD|SECRET|API_KEY|ACCESS_KEY|PRIVATE_KEY)[A-Z0-9_]*)(\s*[=:]\s*)"
-    r"(\"[^\"]*\"|'[^']*'|\S+)")
-_SECRET_FLAG = re.compile(r"(?i)(--(?:token|password|passwd|api[-_]key|secret)[= ])(\S+)")
-_HF_TOKEN = re.compile(r"\bhf_[A-Za-z0-9]{16,}\b")
-_BEARER = re.compile(r"(?i)(Authorization:\s*(?:Bearer|Basic|token)\s+)\S+")
-_URL_CRED = re.compile(r"(://)[^/\s:@]+:[^/\s@]+@")
-_HOME = re.compile(r"(/home/|/Users/|\\Users\\)([^/\\\s<>]+)")
+def redact(text: str, names: bool = True, users: tuple[str, ...] = (), hosts: tuple[str, ...] = (),
+           keep_hosts: tuple[str, ...] = ()) -> str:
+    """Hide secrets (always) and, when `names`, IP/MAC addresses and user and host names.
 
-
-def redact(text: str, names: bool = True, users: tuple[str, ...] = (), hosts: tuple[str, ...] = ()) -> str:
-    """Hide secrets (always) and, when `names`, user and host names.
-
-    Secrets: `*TOKEN*=`, `*PASSWORD*=`, `*SECRET*=`, `*API_KEY*=` assignments (env dumps, shell lines),
-    `--token X` flags, `hf_...` Hugging Face tokens, Authorization headers, `user:password@` in URLs.
-    Names: the given user and host names, and any `/home/<name>` folder, become `<user>` / `<host>`
-    (the field reports' placeholders). The user name `root` is kept (it is in paths like /root/lerobot).
+    See `wizard.cli.report_redact` for exactly what is replaced; `<user>`, `<host>`, `<ip>`, `<mac>`
+    and `<redacted>` are the placeholders. The user name `root` is kept (it is in paths like /root/lerobot).
     """
-    text = _SECRET_KV.sub(lambda m: f"{m.group(1)}{m.group(2)}<redacted>", text)
-    text = _SECRET_FLAG.sub(lambda m: f"{m.group(1)}<redacted>", text)
-    text = _HF_TOKEN.sub("<redacted>", text)
-    text = _BEARER.sub(lambda m: f"{m.group(1)}<redacted>", text)
-    text = _URL_CRED.sub(r"\1<redacted>@", text)
-    if names:
-        text = _HOME.sub(r"\1<user>", text)
-        for h in sorted({h for h in hosts if h and len(h) >= 2 and h != "localhost"}, key=len, reverse=True):
-            text = re.sub(rf"(?<![\w.-]){re.escape(h)}(?![\w-])", "<host>", text)
-        for u in sorted({u for u in users if u and len(u) >= 2 and u != "root"}, key=len, reverse=True):
-            text = re.sub(rf"(?<![\w.-]){re.escape(u)}(?![\w-])", "<user>", text)
-    return text
+    return redact_counted(text, names=names, users=users, hosts=hosts, keep_hosts=keep_hosts)[0]
 
 
 def register(subparsers: Any) -> None:
@@ -67,7 +47,7 @@ def register(subparsers: Any) -> None:
                                           "failed stage's log tail into one Markdown file (secrets redacted).")
     p.add_argument("--output", "-o", metavar="FILE", default=None,
                    help="where to write it (default: pi05-wizard-report-<date>.md in the current folder; - for stdout)")
-    p.add_argument("--no-redact", action="store_true", help="keep user and host names (secrets are always hidden)")
+    p.add_argument("--no-redact", action="store_true", help="keep IP/MAC addresses and user and host names (secrets are always hidden)")
     p.set_defaults(func=handle)
 
 
@@ -276,15 +256,21 @@ def handle(args: argparse.Namespace) -> int:
     text = build_report(session)
     users = (getpass.getuser(),)
     hosts = (socket.gethostname(), socket.gethostname().split(".")[0])
-    text = redact(text, names=not args.no_redact, users=users, hosts=hosts)
+    try:
+        keep = tuple(session.requirements().download_hosts)
+    except Exception:  # noqa: BLE001 - the defaults of Requirements then
+        from checks.context import Requirements
+
+        keep = tuple(Requirements().download_hosts)
+    text, counts = redact_counted(text, names=not args.no_redact, users=users, hosts=hosts, keep_hosts=keep)
     if args.output == "-":
         sys.stdout.write(text)
+        print(summary(counts, not args.no_redact), file=sys.stderr)
         return EXIT_OK
     path = Path(args.output or f"pi05-wizard-report-{time.strftime('%Y%m%d-%H%M%S')}.md")
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    print(f"report written to {path} ({len(text.splitlines())} lines); secrets redacted"
-          + ("" if args.no_redact else ", user and host names replaced"))
+    print(f"report written to {path} ({len(text.splitlines())} lines); {summary(counts, not args.no_redact)}")
     return EXIT_OK
