@@ -84,7 +84,11 @@ def add_global_options(parser: argparse.ArgumentParser, default: object = None) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the process exit code."""
+    """Entry point of the console script; returns the process exit code.
+
+    A closed stdout reader (`pi05-wizard plan | head -1`) ends the command quietly with exit code 0
+    (handlers wrapped in `wizard.cli.output.quiet_broken_pipe` return their own code, 141).
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -96,7 +100,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             from wizard.cli import tui_launch  # lazy: keeps textual out of headless runs
 
             return tui_launch.launch(args)
-        return int(func(args))
+        code = int(func(args))
+        sys.stdout.flush()  # a reader that went away (`| head`) shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader closed the pipe: stop quietly, like other Unix tools. stdout goes to /dev/null so
+        # Python's own flush at exit cannot raise again (the recipe in the Python docs, signal module).
+        from wizard.cli.output import silence_stdout
+
+        silence_stdout()
+        return EXIT_OK
+    except SystemExit as exc:
+        # Rich's Console meets a closed pipe by pointing stdout at /dev/null and raising SystemExit(1)
+        # from inside its `except BrokenPipeError`: the same quiet end, with our exit code.
+        if isinstance(exc.__context__, BrokenPipeError):
+            return EXIT_OK
+        raise
     except UsageError as exc:
         print(f"pi05-wizard: {exc}", file=sys.stderr)
         return EXIT_USAGE
