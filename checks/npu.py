@@ -34,9 +34,13 @@ def check_driver(ctx: CheckContext) -> CheckResult:
         # On the host, nothing is mounted: the driver is simply not (fully) installed.
         where, todo, remedy = "on this host", HDK_INSTALL, None
     if ctx.host.stat(d) is None:
+        # On the host the text must not quote the loader's error: the remedy catalogue recognizes
+        # "libascend_hal.so: cannot open shared object file" as `driver-not-mounted` in any printed
+        # line (the preflight stage prints these messages), which is the container's fix, not the host's.
+        symptom = ("NPU programs fail with 'libascend_hal.so: cannot open shared object file'" if ctx.inside_container
+                   else "NPU programs cannot load libascend_hal.so")
         return result("driver", Status.FAIL, f"no driver at {d}", [error(
-            f"No NPU driver at {d} {where}; NPU programs fail with 'libascend_hal.so: cannot open shared object file'. "
-            f"{todo[0].upper()}{todo[1:]}.", remedy=remedy)])
+            f"No NPU driver at {d} {where}; {symptom}. {todo[0].upper()}{todo[1:]}.", remedy=remedy)])
     msgs = []
     if ctx.host.stat(f"{d}/lib64") is None:
         msgs.append(error(f"{d}/lib64 is missing {where}; libascend_hal.so lives there. {todo[0].upper()}{todo[1:]}.",
