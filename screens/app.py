@@ -16,6 +16,8 @@ import time
 from typing import Any, Callable, Iterable, Sequence
 
 from textual.app import App, SystemCommand
+from textual.command import DiscoveryHit, Hits
+from textual.system_commands import SystemCommandsProvider
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -29,6 +31,16 @@ def default_stages() -> list[Any]:
     from wizard.stages.registry import all_stages
 
     return list(all_stages()) + extra_stages()
+
+
+class PipelineOrderCommands(SystemCommandsProvider):
+    """The palette's commands as the app lists them (Textual's own provider sorts them by name, which
+    scatters the stages: "Plan: CANN upgrade" before "Plan: Container"); searching still ranks by match."""
+
+    async def discover(self) -> Hits:
+        for command in self.app.get_system_commands(self.screen):
+            if command.discover:
+                yield DiscoveryHit(command.title, command.callback, help=command.help)
 
 
 class Pi05WizardApp(App[int]):
@@ -52,6 +64,7 @@ class Pi05WizardApp(App[int]):
     SUB_TITLE = "Pi-0.5 on Ascend 910B"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True)]
+    COMMANDS = {PipelineOrderCommands}
 
     def __init__(
         self,
@@ -133,11 +146,10 @@ class Pi05WizardApp(App[int]):
             pass
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every key binding that applies on the current screen, plus the screen's own extras."""
+        """Every key binding that applies on the current screen, then the screen's own extras (in
+        pipeline order), then Textual's own commands (without its "Keys": our "Help" says the keys)."""
         seen: set[str] = set()
-        for command in super().get_system_commands(screen):
-            seen.add(command.title)
-            yield command
+        builtin = [c for c in super().get_system_commands(screen) if c.title not in _BUILTIN_LEFT_OUT]
         for binding in getattr(screen, "BINDINGS", []):
             if not isinstance(binding, Binding) or not binding.description:
                 continue
@@ -152,6 +164,13 @@ class Pi05WizardApp(App[int]):
         extra = getattr(screen, "palette_commands", None)
         if callable(extra):
             yield from extra()
+        for command in builtin:
+            if command.title not in seen:
+                yield command
+
+
+_BUILTIN_LEFT_OUT = {"Keys"}
+"""Textual's system commands the palette does not offer ("Keys" shows the same keys as our "Help")."""
 
 
 def make_app(session: Any, stages: Sequence[Any] | None = None, **kwargs: Any) -> Pi05WizardApp:

@@ -61,7 +61,7 @@ class HomeScreen(Screen[None]):
 
     BINDINGS = [
         Binding("enter", "open", "Run", priority=True),
-        Binding("n", "next", "Next"),
+        Binding("n", "next", "Run next"),
         Binding("r", "rerun", "Re-run", show=False),  # secondary keys stay in the palette and `?` help
         Binding("l", "last_log", "Log"),
         Binding("p", "plan", "Plan"),

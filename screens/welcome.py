@@ -32,12 +32,14 @@ class WelcomeScreen(ModalScreen[None]):
         where.add_row("State", str(self.locations.state_dir))
         where.add_row("Logs", str(self.locations.logs_dir))
         where.add_row("Your recipe", str(self.locations.user_recipe))
+        # The wizard may run anywhere (an x86 laptop, a container): never call the machine a 910B.
+        host = "this simulated 910B host" if self.demo else "an Ascend 910B host"
         parts: list[Any] = [
             Text("Welcome to pi05-wizard", style="bold"),
             Text(
-                "This wizard takes this Ascend 910B host to a running Pi-0.5 training job, one stage "
+                f"This wizard takes {host} to a running Pi-0.5 training job, one stage "
                 "at a time, from host checks to a reusable image. Results are saved: stop at any "
-                "time and pick up where you left off.\n"
+                "time, resume later.\n"
             ),
         ]
         if self.demo:

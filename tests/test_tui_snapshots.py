@@ -49,7 +49,7 @@ def test_home_snapshot(tmp_path, snap_compare):
     list, "Next: Install the toolkit (press n)". On the right, taking the rest of the width, the
     details of the failed stage: first "Install the toolkit   ✗ failed  exit code 3" and "Stopped at
     step 2: Run the installer", then its description, "Needs: Container ✓", and its two steps, each
-    numbered title with its `sh -c` command below it. The footer shows Run, Next, Log, Plan, Help,
+    numbered title with its `sh -c` command below it. The footer shows Run, Run next, Log, Plan, Help,
     Quit (Re-run and Details are in the palette and the help).
     """
     session = simple_session(tmp_path)
