@@ -114,8 +114,13 @@ def test_failed_preflight_on_busy_npus_shows_in_status(tmp_path):
     assert st["preflight"]["status"] == "failed" and rec["exit_code"] == 1
     assert "npu-device-busy" in rec["remedies"]
     table = _cli(tmp_path, "--state-dir", str(state), "status").stdout
-    row = next(ln for ln in table.splitlines() if ln.startswith("preflight "))
-    assert row.split()[:2] == ["preflight", "failed"] and " 1  " in row and row.endswith("npu-device-busy")
+    lines = table.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("preflight "))
+    row = lines[at]
+    assert row.split()[:2] == ["preflight", "failed"] and " 1  " in row
+    # the known problems column: whole ids, wrapped between them (never "exec-format-err" / "or")
+    assert row.rstrip().rstrip(",").endswith("npu-device-busy") and max(len(ln) for ln in lines) <= 80
+    assert {w.rstrip(",") for ln in lines for w in ln.split()} >= set(rec["remedies"])
 
 
 def test_plan_commands_carry_the_global_options(tmp_path):

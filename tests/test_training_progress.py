@@ -76,7 +76,7 @@ def test_status_shows_the_last_train_run(tmp_path, capsys):
 
     orig = L.default
     try:
-        L.default = classmethod(lambda cls, state_dir=None, config_dir=None: locs)  # type: ignore[method-assign]
+        L.default = classmethod(lambda cls, state_dir=None, config_dir=None, root=None: locs)  # type: ignore[method-assign]
         assert status_cmd.handle(Args()) == 0
     finally:
         L.default = orig  # type: ignore[method-assign]

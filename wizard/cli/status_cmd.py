@@ -112,12 +112,13 @@ def build_table(data: dict[str, Any], width: int = 80) -> Any:
     # inside one: its column is at least as wide as the longest id); the other columns always get
     # their widest value. Two spaces follow each column but the last.
     spare = width - sum(widths[:5]) - 2 * (len(heads) - 1)
+    least = len(heads[5])  # "stopped at" gets 12 columns, fewer (down to its header's width) for a long id
     widths[6] = min(widths[6], max(len(heads[6]), longest_id, spare - 12))
-    below = widths[6] > spare - 12  # an id would not fit beside "stopped at": list the ids under the table
+    below = widths[6] > spare - least  # an id would not fit beside "stopped at": list the ids under the table
     if below:
         heads, widths = heads[:6], widths[:6]
         spare += 2
-    widths[5] = min(widths[5], max(12, spare - (0 if below else widths[6])))
+    widths[5] = min(widths[5], max(least, spare - (0 if below else widths[6])))
     for head, w in zip(heads, widths):
         table.add_column(head, no_wrap=True, overflow="fold", width=w,
                          justify="right" if head in ("took", "exit") else "left")
