@@ -2,8 +2,8 @@
 
 When the reader of stdout goes away, the next write raises `BrokenPipeError`; Python would print a
 traceback, and again at exit when it flushes stdout. The wrapper catches it, points stdout at
-/dev/null (so the exit-time flush cannot fail again) and returns the usual exit code for a
-closed pipe. `wizard.cli.main` should wrap every handler with it as well.
+/dev/null (so the exit-time flush cannot fail again) and returns `EXIT_BROKEN_PIPE` (0, as
+`wizard.cli.main` does for every other command).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import os
 import sys
 from typing import Callable
 
-#: Exit code after the reader closed the pipe (128 + SIGPIPE, what a shell shows for `cmd | head`).
-EXIT_BROKEN_PIPE = 141
+#: Exit code after the reader closed the pipe: 0, like `main()` (the reader took what it wanted;
+#: `set -o pipefail` scripts must not fail on `pi05-wizard config | head`).
+EXIT_BROKEN_PIPE = 0
 
 
 def silence_stdout() -> None:
@@ -28,7 +29,7 @@ def silence_stdout() -> None:
 
 
 def quiet_broken_pipe(handler: Callable[..., int]) -> Callable[..., int]:
-    """Wrap a command handler: a `BrokenPipeError` while printing becomes exit code 141, no traceback."""
+    """Wrap a command handler: a `BrokenPipeError` while printing becomes exit code 0 (`EXIT_BROKEN_PIPE`), no traceback."""
 
     @functools.wraps(handler)
     def wrapped(*args, **kwargs) -> int:
