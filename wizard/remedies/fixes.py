@@ -160,6 +160,14 @@ def _backup_once(host: Host, path: str, original: str) -> None:
         _write(host, path + BACKUP_SUFFIX, original)
 
 
+def _edit(host: Host, path: str, original: str, new: str) -> None:
+    """Replace a file's text, first keeping its original as `<path>.pi05-wizard.orig` (once; an empty
+    original, i.e. a file the fix creates, needs no backup)."""
+    if original:
+        _backup_once(host, path, original)
+    _write(host, path, new)
+
+
 def _record(locations: Locations, name: str, data: dict) -> Path:
     folder = locations.state_dir / "remedies"
     folder.mkdir(parents=True, exist_ok=True)
@@ -283,8 +291,7 @@ def fix_hub_push_local_path(ctx: FixContext) -> FixResult:
     else:
         new, did = patch_quantile_script(text)
         if did:
-            _backup_once(ctx.host, script, text)
-            _write(ctx.host, script, new)
+            _edit(ctx.host, script, text, new)
             changed = True
             details.append(f"patched {script}: it now stops after saving meta/stats.json (backup {script}{BACKUP_SUFFIX})")
         else:
@@ -375,8 +382,7 @@ def fix_world_size(ctx: FixContext) -> FixResult:
         found += 1
         new, did = set_world_size(text, n)
         if did:
-            _backup_once(ctx.host, path, text)
-            _write(ctx.host, path, new)
+            _edit(ctx.host, path, text, new)
             changed = True
             details.append(f"{path}: world_size={n} (backup {path}{BACKUP_SUFFIX})")
         else:
@@ -466,9 +472,7 @@ def fix_env_sourced(ctx: FixContext, rid: str) -> FixResult:
     if add:
         block = "".join(f"{ln}  {MARKER} {rid}\n" for ln in add)
         new = text + ("" if not text or text.endswith("\n") else "\n") + block
-        if text:
-            _backup_once(ctx.host, ctx.profile, text)
-        _write(ctx.host, ctx.profile, new)
+        _edit(ctx.host, ctx.profile, text, new)
         changed = True
         details.append(f"{ctx.profile}: added {', '.join(add)}")
     else:
