@@ -65,6 +65,13 @@ VARIANT_MEANINGS: dict[str, str] = {
     "tiny-shm": "inside the container: /dev/shm is 64 MiB, and CANN's set_env.sh is not sourced",
 }
 
+
+
+def variants_table() -> str:
+    """One line per variant, "name  meaning", names padded to one width (for `--help` texts)."""
+    width = max(len(v) for v in VARIANTS)
+    return "\n".join(f"  {v:<{width}}  {VARIANT_MEANINGS[v]}" for v in VARIANTS)
+
 #: Check ids whose verdict on a simulated host depends only on the folder (not on this machine's
 #: Docker, disk or network): what tests and the demo compare.
 SIM_CHECK_IDS: tuple[str, ...] = (

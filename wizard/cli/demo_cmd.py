@@ -41,11 +41,9 @@ _YOUNG_S = 60.0
 
 
 def _variants_epilog() -> str:
-    from wizard.simhost import VARIANT_MEANINGS, VARIANTS
+    from wizard.simhost import variants_table
 
-    width = max(len(v) for v in VARIANTS)
-    rows = "\n".join(f"  {v:<{width}}  {VARIANT_MEANINGS[v]}" for v in VARIANTS)
-    return (f"variants (--variant NAME, default healthy):\n{rows}\n\n"
+    return (f"variants (--variant NAME, default healthy):\n{variants_table()}\n\n"
             "example: pi05-wizard demo --variant tiny-shm\n"
             "stale demo folders and their tmpfs mounts: pi05-wizard demo --cleanup")
 

@@ -20,7 +20,7 @@ from wizard.cli import EXIT_FAILED, EXIT_OK, UsageError
 
 def register(subparsers: Any) -> None:
     """Add the `simulate` subcommand."""
-    from wizard.simhost import VARIANTS
+    from wizard.simhost import VARIANTS, variants_table
 
     p = subparsers.add_parser(
         "simulate", help="build a simulated 910B host folder for --root (no NPU needed)",
@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
                     "  pi05-wizard --root DIR check | plan | run preflight | status\n"
                     "With --disks (or the tiny-shm variant) tmpfs mounts are made under DIR (needs root);\n"
                     "undo them with: pi05-wizard simulate --teardown DIR",
-        epilog=_variants_epilog(VARIANTS))
+        epilog=f"variants (--variant NAME):\n{variants_table()}")
     p.add_argument("dir", metavar="DIR", help="the folder that stands for the simulated host's /")
     p.add_argument("--variant", default="healthy", choices=VARIANTS, metavar="NAME",
                    help="healthy (default), or a host with one known problem (listed below)")
@@ -38,14 +38,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--teardown", action="store_true",
                    help="unmount the tmpfs mounts a previous `simulate DIR` made, then exit")
     p.set_defaults(func=handle)
-
-
-def _variants_epilog(variants: tuple[str, ...]) -> str:
-    from wizard.simhost import VARIANT_MEANINGS
-
-    width = max(len(v) for v in variants)
-    rows = "\n".join(f"  {v:<{width}}  {VARIANT_MEANINGS.get(v, '')}" for v in variants)
-    return f"variants (--variant NAME):\n{rows}"
 
 
 def handle(args: argparse.Namespace) -> int:
